@@ -1,0 +1,195 @@
+/**
+ * Configuration: parsed once from the environment into a frozen, typed object.
+ * Every variable is documented in README.md (section "Configuration"). Only src/main.ts and the
+ * CLI scripts call loadConfig; everything else receives the parts it needs.
+ */
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Config {
+  readonly instanceId: string;
+  readonly logLevel: string;
+  readonly http: {
+    readonly host: string;
+    readonly port: number;
+    /** Base used in `uri` fields and Location headers, without a trailing slash. */
+    readonly publicUrl: string;
+    /** Form and JSON body limit for every route except profiles (bytes). */
+    readonly bodyLimit: number;
+    /** Profile documents limit (spec §Limits: 10 MB). */
+    readonly profileBodyLimit: number;
+  };
+  readonly database: { readonly url: string };
+  readonly redis: { readonly url: string; readonly prefix: string };
+  readonly admin: { readonly email: string; readonly password: string | undefined };
+  readonly organization: { readonly defaultDomain: string };
+  readonly sip: {
+    readonly host: string;
+    readonly port: number;
+    /** Address advertised in Via, Contact and SDP. */
+    readonly publicAddress: string;
+    readonly udp: boolean;
+    readonly tcp: boolean;
+    /** RFC 7118 WebSocket listener port, or null for none. */
+    readonly wsPort: number | null;
+    /** Optional list of IPs/CIDRs allowed to send INVITEs to hosted numbers (empty = any). */
+    readonly trustedSources: readonly string[];
+  };
+  readonly media: {
+    readonly rtpHost: string;
+    readonly rtpPortMin: number;
+    readonly rtpPortMax: number;
+    readonly cacheDir: string;
+    readonly cacheMaxBytes: number;
+    readonly maxDownloadBytes: number;
+  };
+  readonly recordings: { readonly dir: string };
+  readonly numbers: {
+    /** Local number pool of the built-in number provider: comma-separated E.164 ranges/prefixes. */
+    readonly pool: readonly string[];
+  };
+  readonly smpp: { readonly urls: readonly string[] };
+  readonly smtp: { readonly url: string | null; readonly from: string | null };
+  readonly webhooks: {
+    readonly blockPrivate: boolean;
+    readonly connectTimeoutMs: number;
+    readonly totalTimeoutMs: number;
+    readonly retries: number;
+  };
+  readonly limits: {
+    readonly callsPerSecondPerAccount: number;
+    readonly concurrentCallsPerAccount: number;
+  };
+}
+
+/** Raised for an environment value that cannot be used; main prints it as one line. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? fallback : v.trim();
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function list(env: Env, name: string): string[] {
+  const raw = optional(env, name);
+  return raw === undefined
+    ? []
+    : raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'HTTP_PORT', 8080, 0, 65535);
+  const host = str(env, 'HTTP_HOST', '0.0.0.0');
+  const publicUrl = str(env, 'PUBLIC_URL', `http://127.0.0.1:${port}`).replace(/\/+$/, '');
+  const sipHost = str(env, 'SIP_HOST', '127.0.0.1');
+  const wsPort = optional(env, 'SIP_WS_PORT');
+  const config: Config = {
+    instanceId: str(env, 'INSTANCE_ID', `ID${randomBytes(16).toString('hex')}`),
+    logLevel: str(env, 'LOG_LEVEL', 'info'),
+    http: {
+      host,
+      port,
+      publicUrl,
+      bodyLimit: int(env, 'HTTP_BODY_LIMIT', 64 * 1024, 1024),
+      profileBodyLimit: 10 * 1024 * 1024,
+    },
+    database: { url: str(env, 'DATABASE_URL', 'postgres://127.0.0.1:5432/switchboard') },
+    redis: { url: str(env, 'REDIS_URL', 'redis://127.0.0.1:6379'), prefix: str(env, 'REDIS_PREFIX', 'sb') },
+    admin: {
+      email: str(env, 'ADMIN_EMAIL', 'administrator@switchboard.local').toLowerCase(),
+      password: optional(env, 'ADMIN_PASSWORD'),
+    },
+    organization: { defaultDomain: str(env, 'DEFAULT_ORGANIZATION_DOMAIN', 'default.switchboard.local') },
+    sip: {
+      host: sipHost,
+      port: int(env, 'SIP_PORT', 5080, 0, 65535),
+      publicAddress: str(env, 'SIP_PUBLIC_ADDRESS', sipHost),
+      udp: bool(env, 'SIP_UDP', true),
+      tcp: bool(env, 'SIP_TCP', true),
+      wsPort: wsPort === undefined ? null : int(env, 'SIP_WS_PORT', 0, 0, 65535),
+      trustedSources: list(env, 'SIP_TRUSTED_SOURCES'),
+    },
+    media: {
+      rtpHost: str(env, 'RTP_HOST', sipHost),
+      rtpPortMin: int(env, 'RTP_PORT_MIN', 20000, 1024, 65535),
+      rtpPortMax: int(env, 'RTP_PORT_MAX', 29999, 1024, 65535),
+      cacheDir: str(env, 'MEDIA_CACHE_DIR', join(tmpdir(), 'switchboard-media-cache')),
+      cacheMaxBytes: int(env, 'MEDIA_CACHE_MAX_BYTES', 512 * 1024 * 1024, 1024 * 1024),
+      maxDownloadBytes: int(env, 'MEDIA_MAX_DOWNLOAD_BYTES', 50 * 1024 * 1024, 1024),
+    },
+    recordings: { dir: str(env, 'RECORDINGS_DIR', join(process.cwd(), '.data', 'recordings')) },
+    numbers: { pool: list(env, 'NUMBER_POOL') },
+    smpp: { urls: list(env, 'SMPP_URL') },
+    smtp: { url: optional(env, 'SMTP_URL') ?? null, from: optional(env, 'SMTP_FROM') ?? null },
+    webhooks: {
+      blockPrivate: bool(env, 'WEBHOOK_BLOCK_PRIVATE', false),
+      connectTimeoutMs: int(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', 5000, 100, 60000),
+      totalTimeoutMs: int(env, 'WEBHOOK_TOTAL_TIMEOUT_MS', 15000, 100, 120000),
+      retries: int(env, 'WEBHOOK_RETRIES', 1, 0, 5),
+    },
+    limits: {
+      callsPerSecondPerAccount: int(env, 'ACCOUNT_CPS', 10, 1),
+      concurrentCallsPerAccount: int(env, 'ACCOUNT_MAX_CONCURRENT_CALLS', 1000, 1),
+    },
+  };
+  if (config.media.rtpPortMin > config.media.rtpPortMax) {
+    throw new ConfigError('RTP_PORT_MIN must not be greater than RTP_PORT_MAX');
+  }
+  for (const url of [config.database.url, config.redis.url]) {
+    try {
+      new URL(url);
+    } catch {
+      throw new ConfigError(`not a URL: ${redactUrl(url)}`);
+    }
+  }
+  return deepFreeze(config);
+}
+
+/** A URL with its password replaced, for log lines and error messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  }
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}

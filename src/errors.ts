@@ -1,0 +1,65 @@
+/**
+ * One error type and one catalogue for the whole service. HTTP routes render an AppError as the
+ * error body (see src/http/errors.ts); SIP and SMPP adapters carry their status as data in their own
+ * error types (SipError, SmppError) and never match on message text.
+ *
+ * Codes follow Twilio's numbering where one exists, so client libraries recognise them.
+ */
+
+export interface ErrorSpec {
+  readonly code: number;
+  readonly status: number;
+  readonly message: string;
+}
+
+/** The catalogue: one entry per distinct failure a client can see. Documented in docs/errors.md. */
+export const ErrorCatalog = {
+  InvalidParameter: { code: 21100, status: 400, message: 'Invalid parameter' },
+  MissingParameter: { code: 21101, status: 400, message: 'Missing required parameter' },
+  MalformedBody: { code: 21102, status: 400, message: 'Malformed request body' },
+  Unauthenticated: { code: 20003, status: 401, message: 'Authentication required' },
+  AccountNotActive: { code: 20005, status: 403, message: 'Account is not active' },
+  Forbidden: { code: 20403, status: 403, message: 'Forbidden' },
+  NotFound: { code: 20404, status: 404, message: 'The requested resource was not found' },
+  MethodNotAllowed: { code: 20405, status: 405, message: 'Method not allowed' },
+  Conflict: { code: 20409, status: 409, message: 'Conflict with the current state of the resource' },
+  AlreadyExists: { code: 20410, status: 409, message: 'A resource with this identity already exists' },
+  PreconditionFailed: { code: 20412, status: 412, message: 'Precondition failed' },
+  PayloadTooLarge: { code: 20413, status: 413, message: 'Request body too large' },
+  UnsupportedMediaType: { code: 20415, status: 415, message: 'Unsupported media type' },
+  TooManyRequests: { code: 20429, status: 429, message: 'Too many requests' },
+  Internal: { code: 20500, status: 500, message: 'Internal server error' },
+  Unavailable: { code: 20503, status: 503, message: 'Service temporarily unavailable' },
+  NoNumberAvailable: { code: 21452, status: 400, message: 'No phone number matches the request' },
+  ClosedAccount: { code: 20006, status: 409, message: 'A closed account cannot be modified' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorName = keyof typeof ErrorCatalog;
+
+export const MORE_INFO_BASE = 'https://docs.switchboard.dev/errors/';
+
+export class AppError extends Error {
+  override readonly name = 'AppError';
+  readonly code: number;
+  readonly status: number;
+  /** Extra response headers (Allow, Retry-After, WWW-Authenticate...). */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    kind: ErrorName | ErrorSpec,
+    detail?: string,
+    options: { cause?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    const spec: ErrorSpec = typeof kind === 'string' ? ErrorCatalog[kind] : kind;
+    super(detail ?? spec.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = spec.code;
+    this.status = spec.status;
+    this.headers = options.headers ?? {};
+  }
+
+  get moreInfo(): string {
+    return `${MORE_INFO_BASE}${this.code}`;
+  }
+}
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

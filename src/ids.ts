@@ -1,0 +1,33 @@
+/**
+ * Sids (spec §General conventions 5): two capital letters + 32 lowercase hex characters.
+ */
+import { randomBytes } from 'node:crypto';
+
+export const SidPrefix = {
+  Account: 'AC',
+  Organization: 'OR',
+  Profile: 'PR',
+  Call: 'CA',
+  Sms: 'SM',
+  Client: 'CL',
+  Application: 'AP',
+  PhoneNumber: 'PN',
+  Gateway: 'GW',
+  Notification: 'NO',
+  Recording: 'RE',
+  Extension: 'EX',
+  Conference: 'CF',
+  Instance: 'ID',
+  Email: 'EM',
+} as const;
+export type SidPrefix = (typeof SidPrefix)[keyof typeof SidPrefix];
+
+export function newSid(prefix: SidPrefix): string {
+  return prefix + randomBytes(16).toString('hex');
+}
+
+const SID_RE = /^[A-Z]{2}[0-9a-f]{32}$/;
+
+export function isSid(value: string, prefix?: SidPrefix): boolean {
+  return SID_RE.test(value) && (prefix === undefined || value.startsWith(prefix));
+}

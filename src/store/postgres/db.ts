@@ -1,0 +1,104 @@
+/**
+ * Postgres connection and forward-only migrations. The database named by DATABASE_URL is created
+ * when missing (if the role may); migrations are applied in order under an advisory lock so several
+ * nodes starting at once apply each migration exactly once.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg, { type ConnectionPool, sql } from '@databases/pg';
+import { redactUrl } from '../../config.js';
+
+export type Db = ConnectionPool;
+export { sql };
+
+const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+const MIGRATION_LOCK = 0x5b0a4d; // arbitrary, constant advisory-lock key
+
+/** Raised when Postgres cannot be reached; main prints it as one line and exits non-zero. */
+export class DatabaseUnavailableError extends Error {
+  override readonly name = 'DatabaseUnavailableError';
+  constructor(url: string, cause: unknown) {
+    super(
+      `cannot reach Postgres at ${redactUrl(url)} (${(cause as Error)?.message ?? cause}); ` +
+        `start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`,
+      { cause },
+    );
+  }
+}
+
+// @databases/pg is CommonJS: under NodeNext its default export is the module object.
+const createConnectionPool = pg.default;
+
+export function openDb(url: string, poolSize = 10): Db {
+  return createConnectionPool({
+    connectionString: url,
+    bigIntMode: 'number',
+    poolSize,
+    // Fail fast instead of waiting for ever when the server is down.
+    connectionTimeoutMilliseconds: 5000,
+    queueTimeoutMilliseconds: 10000,
+    onError: () => {},
+  });
+}
+
+/** Creates the database named in `url` if it does not exist. */
+export async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  if (!name) return;
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const db = openDb(admin.toString(), 1);
+  try {
+    const rows = await db.query(sql`SELECT 1 FROM pg_database WHERE datname = ${name}`);
+    if (rows.length === 0) {
+      try {
+        await db.query(sql`CREATE DATABASE ${sql.ident(name)}`);
+      } catch (e) {
+        // Another node may have created it between the check and the create.
+        if ((e as { code?: string }).code !== '42P04') throw e;
+      }
+    }
+  } catch (e) {
+    if ((e as { code?: string }).code === undefined) throw new DatabaseUnavailableError(url, e);
+    throw e;
+  } finally {
+    await db.dispose();
+  }
+}
+
+export async function dropDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const db = openDb(admin.toString(), 1);
+  try {
+    await db.query(sql`DROP DATABASE IF EXISTS ${sql.ident(name)} WITH (FORCE)`);
+  } finally {
+    await db.dispose();
+  }
+}
+
+export async function migrate(db: Db): Promise<string[]> {
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_.*\.sql$/.test(f)).sort();
+  const applied: string[] = [];
+  await db.tx(async (tx) => {
+    await tx.query(sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    await tx.query(
+      sql`CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const done = new Set(
+      (await tx.query(sql`SELECT name FROM schema_migrations`)).map((r) => r.name as string),
+    );
+    for (const file of files) {
+      if (done.has(file)) continue;
+      const text = await readFile(join(MIGRATIONS_DIR, file), 'utf8');
+      await tx.query(sql.__dangerous__rawValue(text));
+      await tx.query(sql`INSERT INTO schema_migrations (name) VALUES (${file})`);
+      applied.push(file);
+    }
+  });
+  return applied;
+}

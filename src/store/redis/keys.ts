@@ -1,0 +1,35 @@
+/**
+ * The one Redis key builder. Every key starts with the deployment prefix (REDIS_PREFIX) so several
+ * deployments or test runs can share one Redis. Add new keys here, grouped by aggregate.
+ */
+export function redisKeys(prefix: string) {
+  const p = `${prefix}:`;
+  return {
+    prefix: p,
+    /** Pattern matching every key of this deployment (tests clean up with it). */
+    all: `${p}*`,
+    // accounts
+    accountSnapshot: (sid: string) => `${p}account:${sid}:snap`,
+    accountChannel: `${p}chan:account`,
+    // SIP registrar
+    sipNonce: (nonce: string) => `${p}sip:nonce:${nonce}`,
+    sipBindings: (aor: string) => `${p}sip:reg:${aor}`,
+    sipBindingIndex: `${p}sip:reg:index`,
+    gatewayState: (sid: string) => `${p}gw:${sid}:state`,
+    // calls
+    callSnapshot: (sid: string) => `${p}call:${sid}:snap`,
+    callLease: (sid: string) => `${p}call:${sid}:lease`,
+    liveCalls: `${p}calls:live`,
+    accountCallCount: (accountSid: string) => `${p}account:${accountSid}:calls`,
+    // sms
+    smsSnapshot: (sid: string) => `${p}sms:${sid}:snap`,
+    smppMessageId: (smscId: string, messageId: string) => `${p}smpp:${smscId}:msg:${messageId}`,
+    smppEarlyReceipt: (smscId: string, messageId: string) => `${p}smpp:${smscId}:dlr:${messageId}`,
+    // metrics
+    counter: (name: string) => `${p}metric:${name}`,
+    // webhooks
+    idempotency: (token: string) => `${p}idem:${token}`,
+  } as const;
+}
+
+export type RedisKeys = ReturnType<typeof redisKeys>;

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, redactUrl } from '../../src/config.js';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c.http.port).toBe(8080);
+    expect(c.database.url).toBe('postgres://127.0.0.1:5432/switchboard');
+    expect(c.redis.url).toBe('redis://127.0.0.1:6379');
+    expect(c.http.publicUrl).toBe('http://127.0.0.1:8080');
+    expect(c.admin.password).toBeUndefined();
+    expect(Object.isFrozen(c.http)).toBe(true);
+  });
+
+  it('reads the environment and strips a trailing slash from PUBLIC_URL', () => {
+    const c = loadConfig({ HTTP_PORT: '9000', PUBLIC_URL: 'https://api.example.com/', REDIS_PREFIX: 'x' });
+    expect(c.http.port).toBe(9000);
+    expect(c.http.publicUrl).toBe('https://api.example.com');
+    expect(c.redis.prefix).toBe('x');
+  });
+
+  it('refuses values it cannot use, naming the variable', () => {
+    expect(() => loadConfig({ HTTP_PORT: 'eighty' })).toThrow(ConfigError);
+    expect(() => loadConfig({ HTTP_PORT: '70000' })).toThrow(/HTTP_PORT/);
+    expect(() => loadConfig({ WEBHOOK_BLOCK_PRIVATE: 'maybe' })).toThrow(/WEBHOOK_BLOCK_PRIVATE/);
+    expect(() => loadConfig({ DATABASE_URL: 'not a url' })).toThrow(/not a URL/);
+  });
+
+  it('redacts passwords in URLs', () => {
+    expect(redactUrl('redis://u:secret@h:1')).toBe('redis://u:***@h:1');
+    expect(redactUrl('postgres://u:secret@h:1/db')).not.toContain('secret');
+  });
+});
