@@ -4,6 +4,7 @@
  * nodes starting at once apply each migration exactly once.
  */
 import { readdir, readFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg, { type ConnectionPool, sql } from '@databases/pg';
@@ -30,9 +31,19 @@ export class DatabaseUnavailableError extends Error {
 // @databases/pg is CommonJS: under NodeNext its default export is the module object.
 const createConnectionPool = pg.default;
 
+/**
+ * A URL without a user name connects as PGUSER or the operating-system user, as libpq does
+ * (node-postgres would otherwise send no user name at all).
+ */
+export function withDefaultUser(url: string): string {
+  const u = new URL(url);
+  if (!u.username) u.username = process.env.PGUSER ?? userInfo().username;
+  return u.toString();
+}
+
 export function openDb(url: string, poolSize = 10): Db {
   return createConnectionPool({
-    connectionString: url,
+    connectionString: withDefaultUser(url),
     bigIntMode: 'number',
     poolSize,
     // Fail fast instead of waiting for ever when the server is down.

@@ -1,0 +1,56 @@
+/**
+ * One error body, in JSON and XML (Twilio's RestException shape):
+ *   JSON {"code":20404,"message":"…","more_info":"…","status":404}
+ *   XML  <ServiceResponse><RestException><Code/><Message/><MoreInfo/><Status/></RestException></ServiceResponse>
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { AppError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { formatOf } from './context.js';
+import { send } from './render.js';
+
+/** Maps body-parser and other framework errors onto the catalogue. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { type?: string; status?: number; statusCode?: number; message?: string };
+  switch (e?.type) {
+    case 'entity.too.large':
+      return new AppError('PayloadTooLarge', 'Request body exceeds the size limit', { cause: err });
+    case 'entity.parse.failed':
+      return new AppError('MalformedBody', 'Request body could not be parsed', { cause: err });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('UnsupportedMediaType', e.message, { cause: err });
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return new AppError('MalformedBody', 'Request body was incomplete', { cause: err });
+  }
+  const status = e?.status ?? e?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new AppError('MalformedBody', 'Bad request', { cause: err });
+  }
+  return new AppError('Internal', undefined, { cause: err });
+}
+
+export function errorBody(err: AppError) {
+  return { Code: err.code, Message: err.message, MoreInfo: err.moreInfo, Status: err.status };
+}
+
+export function errorHandler(logger: Logger) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const appErr = toAppError(err);
+    if (appErr.status >= 500)
+      logger.error({ err, method: req.method, url: req.originalUrl }, 'request failed');
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    for (const [k, v] of Object.entries(appErr.headers)) res.setHeader(k, v);
+    send(res, formatOf(res), 'RestException', errorBody(appErr), appErr.status);
+  };
+}
+
+export function notFound(req: Request, _res: Response, next: NextFunction): void {
+  next(new AppError('NotFound', `No resource at ${req.method} ${req.originalUrl.split('?')[0]}`));
+}

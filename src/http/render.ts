@@ -1,0 +1,122 @@
+/**
+ * The one JSON renderer (snake_case members) and the one XML renderer (PascalCase elements under
+ * `<ServiceResponse>`), spec §General conventions 3. Routes build a DTO with PascalCase keys once
+ * and hand it here, so naming and escaping live in one place.
+ */
+import type { Response } from 'express';
+import { create } from 'xmlbuilder2';
+import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
+
+export type Format = 'xml' | 'json';
+
+/** A list inside a DTO: JSON array; XML container element with one `itemName` element per item. */
+export class Items {
+  constructor(
+    readonly itemName: string,
+    readonly items: ReadonlyArray<DtoValue>,
+  ) {}
+}
+
+/** A member rendered in JSON under an explicit name (for names the snake_case rule cannot derive). */
+export class Named {
+  constructor(
+    readonly jsonName: string,
+    readonly value: DtoValue,
+  ) {}
+}
+
+export type DtoValue = string | number | boolean | null | undefined | Dto | Items | Named;
+export interface Dto {
+  readonly [key: string]: DtoValue;
+}
+
+const snakeCache = new Map<string, string>();
+
+/** `DateCreated` → `date_created`, `SMSMessages` → `sms_messages`, `Uri` → `uri`. */
+export function snakeCase(key: string): string {
+  let out = snakeCache.get(key);
+  if (out === undefined) {
+    out = key
+      .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+      .replace(/([a-z\d])([A-Z])/g, '$1_$2')
+      .toLowerCase();
+    snakeCache.set(key, out);
+  }
+  return out;
+}
+
+export function toJson(value: DtoValue): unknown {
+  if (value instanceof Named) return toJson(value.value);
+  if (value instanceof Items) return value.items.map(toJson);
+  if (value === undefined) return null;
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v === undefined) continue;
+    out[v instanceof Named ? v.jsonName : snakeCase(k)] = toJson(v);
+  }
+  return out;
+}
+
+// XML 1.0 forbids most control characters; strip them rather than emit an unparsable document.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point
+const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
+function appendXml(parent: XMLBuilder, name: string, value: DtoValue): void {
+  if (value === undefined) return;
+  if (value instanceof Named) return appendXml(parent, name, value.value);
+  const el = parent.ele(name);
+  if (value === null) return;
+  if (value instanceof Items) {
+    for (const item of value.items) appendXml(el, value.itemName, item);
+    return;
+  }
+  if (typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) appendXml(el, k, v);
+    return;
+  }
+  el.txt(String(value).replace(XML_INVALID, ''));
+}
+
+export function toXml(rootName: string, value: DtoValue, attrs?: Record<string, string | number>): string {
+  const doc = create({ version: '1.0', encoding: 'UTF-8' }).ele('ServiceResponse');
+  if (attrs) {
+    const el = doc.ele(rootName);
+    for (const [k, v] of Object.entries(attrs)) el.att(k, String(v));
+    if (value instanceof Items) for (const item of value.items) appendXml(el, value.itemName, item);
+  } else {
+    appendXml(doc, rootName, value);
+  }
+  return doc.end({ prettyPrint: false });
+}
+
+/** Sends one resource (or a list as Items) in the request's format. */
+export function send(res: Response, format: Format, rootName: string, value: DtoValue, status = 200): void {
+  res.status(status);
+  if (format === 'json') {
+    res.type('application/json').send(JSON.stringify(toJson(value)));
+  } else {
+    res.type('application/xml').send(toXml(rootName, value));
+  }
+}
+
+/**
+ * Sends a paged list: JSON object with the envelope members and the items under `jsonItemsKey`;
+ * XML container element carrying the envelope as attributes (Twilio/Restcomm form).
+ */
+export function sendPage(
+  res: Response,
+  format: Format,
+  container: string,
+  items: Items,
+  envelope: Record<string, string | number>,
+  jsonItemsKey: string,
+): void {
+  if (format === 'json') {
+    res.type('application/json').send(JSON.stringify({ ...envelope, [jsonItemsKey]: toJson(items) }));
+    return;
+  }
+  const attrs: Record<string, string | number> = {};
+  for (const [k, v] of Object.entries(envelope)) attrs[k.replace(/_/g, '')] = v;
+  res.type('application/xml').send(toXml(container, items, attrs));
+}

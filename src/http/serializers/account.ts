@@ -1,0 +1,50 @@
+/** Account and Organization DTOs (spec §Account). */
+import { rfc2822 } from '../../dates.js';
+import type { Account, Organization } from '../../store/account-store.js';
+import type { Dto, Format } from '../render.js';
+import { API_ROOT, accountPath, uriOf } from '../uris.js';
+
+const SUBRESOURCES: ReadonlyArray<[string, string]> = [
+  ['AvailablePhoneNumbers', 'AvailablePhoneNumbers'],
+  ['Calls', 'Calls'],
+  ['Conferences', 'Conferences'],
+  ['IncomingPhoneNumbers', 'IncomingPhoneNumbers'],
+  ['Notifications', 'Notifications'],
+  ['OutgoingCallerIds', 'OutgoingCallerIds'],
+  ['Recordings', 'Recordings'],
+  ['Sandbox', 'Sandbox'],
+  ['SMSMessages', 'SMS/Messages'],
+  ['Transcriptions', 'Transcriptions'],
+];
+
+export function accountDto(a: Account, format: Format): Dto {
+  const base = accountPath(a.sid);
+  const subresources: Record<string, string> = {};
+  for (const [name, path] of SUBRESOURCES) subresources[name] = uriOf(format, `${base}/${path}`);
+  return {
+    Sid: a.sid,
+    FriendlyName: a.friendlyName,
+    EmailAddress: a.emailAddress,
+    Type: a.type,
+    Status: a.status,
+    Role: a.role,
+    DateCreated: rfc2822(a.dateCreated),
+    DateUpdated: rfc2822(a.dateUpdated),
+    AuthToken: a.authToken,
+    ParentSid: a.parentSid,
+    OrganizationSid: a.organizationSid,
+    Uri: uriOf(format, base),
+    SubresourceUris: subresources,
+  };
+}
+
+export function organizationDto(o: Organization, format: Format): Dto {
+  return {
+    Sid: o.sid,
+    DomainName: o.domainName,
+    Status: o.status,
+    DateCreated: rfc2822(o.dateCreated),
+    DateUpdated: rfc2822(o.dateUpdated),
+    Uri: uriOf(format, `${API_ROOT}/Organizations/${o.sid}`),
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * Composition root of the process: reads the environment, starts the service, handles signals.
+ * On a configuration or connection problem it prints one clear line and exits non-zero.
+ */
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { startServer } from './server.js';
+import { DatabaseUnavailableError } from './store/postgres/db.js';
+import { RedisUnavailableError } from './store/redis/client.js';
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(process.env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`switchboard: configuration error: ${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const logger = createLogger(config.logLevel);
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(config, { logger });
+  } catch (e) {
+    if (e instanceof DatabaseUnavailableError || e instanceof RedisUnavailableError) {
+      process.stderr.write(`switchboard: ${e.message}\n`);
+      process.exit(1);
+    }
+    logger.fatal({ err: e }, 'start-up failed');
+    process.exit(1);
+  }
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    await server.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+void main();

@@ -1,0 +1,126 @@
+/**
+ * Builds and starts the whole service from a Config: logger → stores → actors/services → HTTP.
+ * Used by src/main.ts (the process) and by the integration tests (in-process, port 0).
+ * `close()` shuts down in reverse order and is idempotent.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AccountService } from './actors/account/account-service.js';
+import type { Config } from './config.js';
+import { type App, createApp } from './http/app.js';
+import { createLogger, type Logger } from './logger.js';
+import { PgAccountStore } from './store/postgres/account-repository.js';
+import { type Db, ensureDatabase, migrate, openDb } from './store/postgres/db.js';
+import { DEFAULT_PROFILE_SID } from './store/profile-defaults.js';
+import { RedisAccountBus } from './store/redis/account-bus.js';
+import { connectRedis, connectSubscriber, type Redis } from './store/redis/client.js';
+import { redisKeys } from './store/redis/keys.js';
+import { RedisSnapshotStore } from './store/redis/snapshot-store.js';
+
+export interface RunningServer {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly url: string;
+  readonly port: number;
+  readonly db: Db;
+  readonly redis: Redis;
+  readonly app: App;
+  readonly accounts: AccountService;
+  /** Super Admin bootstrap outcome (a generated password is present only on first start without ADMIN_PASSWORD). */
+  readonly bootstrap: { adminSid: string; generatedPassword?: string | undefined };
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, opts: { logger?: Logger } = {}): Promise<RunningServer> {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const closers: Array<() => Promise<unknown> | unknown> = [];
+  const close = async () => {
+    while (closers.length) {
+      const c = closers.pop() as () => Promise<unknown>;
+      try {
+        await c();
+      } catch (e) {
+        logger.warn({ err: e }, 'error during shutdown');
+      }
+    }
+  };
+  try {
+    await ensureDatabase(config.database.url);
+    const db = openDb(config.database.url);
+    closers.push(() => db.dispose());
+    const applied = await migrate(db);
+    if (applied.length) logger.info({ applied }, 'database migrations applied');
+
+    const redis = await connectRedis(config.redis.url);
+    closers.push(() => redis.quit());
+    const sub = await connectSubscriber(redis);
+    closers.push(() => sub.quit());
+    const keys = redisKeys(config.redis.prefix);
+
+    const accounts = new AccountService({
+      store: new PgAccountStore(db),
+      snapshots: new RedisSnapshotStore(redis, keys),
+      bus: new RedisAccountBus(redis, sub, keys.accountChannel),
+      logger: logger.child({ component: 'accounts' }),
+    });
+    await accounts.start();
+    closers.push(() => accounts.stop());
+    const boot = await accounts.bootstrap({
+      email: config.admin.email,
+      password: config.admin.password,
+      defaultDomain: config.organization.defaultDomain,
+    });
+    if (boot.generatedPassword) {
+      // Logged once, on first start only: the account stays uninitialized until it sets its own password.
+      logger.warn(
+        { adminSid: boot.admin.sid, email: boot.admin.emailAddress, oneTimePassword: boot.generatedPassword },
+        'ADMIN_PASSWORD not set: Super Admin created uninitialized with this one-time password; set a new Password to activate it',
+      );
+    }
+
+    const app = createApp({
+      logger: logger.child({ component: 'http' }),
+      publicUrl: config.http.publicUrl,
+      bodyLimit: config.http.bodyLimit,
+      accounts,
+      effectiveProfileSid: async () => DEFAULT_PROFILE_SID,
+    });
+
+    const server: Server = await new Promise((resolve, reject) => {
+      const s = app.express.listen(config.http.port, config.http.host, () => resolve(s));
+      s.once('error', reject);
+    });
+    server.keepAliveTimeout = 65_000;
+    closers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    );
+    const port = (server.address() as AddressInfo).port;
+    const host = config.http.host === '0.0.0.0' ? '127.0.0.1' : config.http.host;
+    const url = `http://${host}:${port}`;
+    logger.info({ url, publicUrl: config.http.publicUrl }, 'switchboard listening');
+    let closed = false;
+    return {
+      config,
+      logger,
+      url,
+      port,
+      db,
+      redis,
+      app,
+      accounts,
+      bootstrap: { adminSid: boot.admin.sid, generatedPassword: boot.generatedPassword },
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        await close();
+      },
+    };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
