@@ -15,6 +15,8 @@ export interface Config {
     readonly port: number;
     /** Base used in `uri` fields and Location headers, without a trailing slash. */
     readonly publicUrl: string;
+    /** False when PUBLIC_URL was not set: the server then derives it from the port it listens on. */
+    readonly publicUrlExplicit: boolean;
     /** Form and JSON body limit for every route except profiles (bytes). */
     readonly bodyLimit: number;
     /** Profile documents limit (spec §Limits: 10 MB). */
@@ -120,6 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
       host,
       port,
       publicUrl,
+      publicUrlExplicit: optional(env, 'PUBLIC_URL') !== undefined,
       bodyLimit: int(env, 'HTTP_BODY_LIMIT', 64 * 1024, 1024),
       profileBodyLimit: 10 * 1024 * 1024,
     },

@@ -3,7 +3,7 @@
  * Used by src/main.ts (the process) and by the integration tests (in-process, port 0).
  * `close()` shuts down in reverse order and is idempotent.
  */
-import type { Server } from 'node:http';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AccountService } from './actors/account/account-service.js';
 import type { Config } from './config.js';
@@ -78,17 +78,11 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       );
     }
 
-    const app = createApp({
-      logger: logger.child({ component: 'http' }),
-      publicUrl: config.http.publicUrl,
-      bodyLimit: config.http.bodyLimit,
-      accounts,
-      effectiveProfileSid: async () => DEFAULT_PROFILE_SID,
-    });
-
-    const server: Server = await new Promise((resolve, reject) => {
-      const s = app.express.listen(config.http.port, config.http.host, () => resolve(s));
-      s.once('error', reject);
+    // Listen first so PUBLIC_URL can default to the port actually bound (HTTP_PORT=0 in tests).
+    const server: Server = createHttpServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.http.port, config.http.host, () => resolve());
     });
     server.keepAliveTimeout = 65_000;
     closers.push(
@@ -101,7 +95,17 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     const port = (server.address() as AddressInfo).port;
     const host = config.http.host === '0.0.0.0' ? '127.0.0.1' : config.http.host;
     const url = `http://${host}:${port}`;
-    logger.info({ url, publicUrl: config.http.publicUrl }, 'switchboard listening');
+    const publicUrl = config.http.publicUrlExplicit ? config.http.publicUrl : url;
+
+    const app = createApp({
+      logger: logger.child({ component: 'http' }),
+      publicUrl,
+      bodyLimit: config.http.bodyLimit,
+      accounts,
+      effectiveProfileSid: async () => DEFAULT_PROFILE_SID,
+    });
+    server.on('request', app.express);
+    logger.info({ url, publicUrl }, 'switchboard listening');
     let closed = false;
     return {
       config,

@@ -64,7 +64,10 @@ const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
 function appendXml(parent: XMLBuilder, name: string, value: DtoValue): void {
   if (value === undefined) return;
-  if (value instanceof Named) return appendXml(parent, name, value.value);
+  if (value instanceof Named) {
+    appendXml(parent, name, value.value);
+    return;
+  }
   const el = parent.ele(name);
   if (value === null) return;
   if (value instanceof Items) {

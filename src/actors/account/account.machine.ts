@@ -7,7 +7,8 @@
  *   suspended     --activate-----> active         (restores what the same origin suspended)
  *   active|suspended --close-----> closed         (cascades; final: any modification is rejected)
  *
- * `account.modify` is accepted (as a no-op) in every non-final state: routes ask `can(modify)` before
+ * `account.modify` is accepted (a self-transition: XState's `can()` is false for targetless, actionless
+ * transitions) in every non-final state: routes ask `can(modify)` before
  * changing FriendlyName or Password, so a closed account refuses every modification.
  * The REST status comes from the state's tag via `statusOf`.
  */
@@ -38,7 +39,7 @@ export const accountMachine = setup({
       on: {
         'account.passwordSet': { target: 'active' },
         'account.close': { target: 'closed' },
-        'account.modify': {},
+        'account.modify': { target: 'uninitialized' },
       },
     },
     active: {
@@ -46,8 +47,8 @@ export const accountMachine = setup({
       on: {
         'account.suspend': { target: 'suspended', actions: 'rememberSuspension' },
         'account.close': { target: 'closed' },
-        'account.passwordSet': {},
-        'account.modify': {},
+        'account.passwordSet': { target: 'active' },
+        'account.modify': { target: 'active' },
       },
     },
     suspended: {
@@ -55,8 +56,8 @@ export const accountMachine = setup({
       on: {
         'account.activate': { target: 'active', actions: 'forgetSuspension' },
         'account.close': { target: 'closed', actions: 'forgetSuspension' },
-        'account.passwordSet': {},
-        'account.modify': {},
+        'account.passwordSet': { target: 'suspended' },
+        'account.modify': { target: 'suspended' },
       },
     },
     closed: { tags: 'closed', type: 'final' },
