@@ -95,12 +95,20 @@ export function toXml(rootName: string, value: DtoValue, attrs?: Record<string, 
 
 /** Sends one resource (or a list as Items) in the request's format. */
 export function send(res: Response, format: Format, rootName: string, value: DtoValue, status = 200): void {
-  res.status(status);
-  if (format === 'json') {
-    res.type('application/json').send(JSON.stringify(toJson(value)));
-  } else {
-    res.type('application/xml').send(toXml(rootName, value));
-  }
+  res.statusCode = status;
+  writeBody(res, format, format === 'json' ? JSON.stringify(toJson(value)) : toXml(rootName, value));
+}
+
+const CONTENT_TYPES: Record<Format, string> = {
+  json: 'application/json; charset=utf-8',
+  xml: 'application/xml; charset=utf-8',
+};
+
+/** Writes a rendered body (bypasses Express's res.send: no ETag, no content sniffing). */
+export function writeBody(res: Response, format: Format, body: string): void {
+  res.setHeader('Content-Type', CONTENT_TYPES[format]);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 
 /**
@@ -116,10 +124,10 @@ export function sendPage(
   jsonItemsKey: string,
 ): void {
   if (format === 'json') {
-    res.type('application/json').send(JSON.stringify({ ...envelope, [jsonItemsKey]: toJson(items) }));
+    writeBody(res, format, JSON.stringify({ ...envelope, [jsonItemsKey]: toJson(items) }));
     return;
   }
   const attrs: Record<string, string | number> = {};
   for (const [k, v] of Object.entries(envelope)) attrs[k.replace(/_/g, '')] = v;
-  res.type('application/xml').send(toXml(container, items, attrs));
+  writeBody(res, format, toXml(container, items, attrs));
 }

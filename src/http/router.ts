@@ -4,7 +4,7 @@
  * paths (`/2012-04-24/Accounts/:accountSid/...`), the target account within the caller's scope.
  * The table is exported so tests can generate matrices (isolation, 405) from it.
  */
-import type { Request, Response, Router } from 'express';
+import type { Request, Response } from 'express';
 import type { AccountService } from '../actors/account/account-service.js';
 import { AppError } from '../errors.js';
 import { type Account, AccountStatus } from '../store/account-store.js';
@@ -33,7 +33,9 @@ export class RouteTable {
   readonly entries: RouteEntry[] = [];
 
   constructor(
-    private readonly router: Router,
+    private readonly router: {
+      all(path: string, handler: (req: Request, res: Response) => Promise<void>): unknown;
+    },
     private readonly accounts: AccountService,
   ) {}
 

@@ -1,0 +1,88 @@
+/**
+ * bench:rest — REST read throughput with Basic auth, server in its own process, autocannon here.
+ *   1. GET one account in JSON (target ≥ 3,000 req/s, p99 < 30 ms on 2 cores, generator included)
+ *   2. GET the sub-account list in JSON
+ * Usage: npm run bench:rest [-- --duration 10 --connections 50]
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import autocannon from 'autocannon';
+import { createNamespace } from '../../test/support/namespace.js';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? fallback : Number(process.argv[i + 1]);
+};
+const duration = arg('duration', 10);
+const connections = arg('connections', 50);
+
+async function freePort(): Promise<number> {
+  const s = createServer().listen(0, '127.0.0.1');
+  await once(s, 'listening');
+  const port = (s.address() as { port: number }).port;
+  s.close();
+  return port;
+}
+
+async function main() {
+  const ns = await createNamespace('benchrest');
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: {
+      ...process.env,
+      HTTP_PORT: String(port),
+      HTTP_HOST: '127.0.0.1',
+      DATABASE_URL: ns.databaseUrl,
+      REDIS_PREFIX: ns.redisPrefix,
+      ADMIN_EMAIL: 'bench@example.test',
+      ADMIN_PASSWORD: 'bench-password',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  try {
+    const auth = `Basic ${Buffer.from('bench@example.test:bench-password').toString('base64')}`;
+    let admin: { sid: string; auth_token: string } | undefined;
+    for (let i = 0; i < 100 && !admin; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      try {
+        const r = await fetch(`${base}/2012-04-24/Accounts/bench%40example.test.json`, { headers: { authorization: auth } });
+        if (r.ok) admin = (await r.json()) as { sid: string; auth_token: string };
+      } catch {
+        // not listening yet
+      }
+    }
+    if (!admin) throw new Error('server did not start');
+    const tokenAuth = `Basic ${Buffer.from(`${admin.sid}:${admin.auth_token}`).toString('base64')}`;
+    for (let i = 0; i < 20; i++) {
+      await fetch(`${base}/2012-04-24/Accounts.json`, {
+        method: 'POST',
+        headers: { authorization: tokenAuth, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `EmailAddress=sub${i}%40example.test&Password=password-123&Role=Developer`,
+      });
+    }
+    const run = async (title: string, path: string) => {
+      await autocannon({ url: base + path, connections, duration: 2, headers: { authorization: tokenAuth } });
+      const r = await autocannon({ url: base + path, connections, duration, headers: { authorization: tokenAuth } });
+      const non2xx = r.non2xx + r.errors;
+      console.log(
+        `${title}: ${Math.round(r.requests.average)} req/s, latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ` +
+          `max ${r.latency.max} ms, non-2xx/errors ${non2xx} (${connections} connections, ${duration} s)`,
+      );
+    };
+    console.log(`bench:rest — server pid ${child.pid}, node ${process.version}`);
+    await run('GET account (JSON, Basic auth with AuthToken)', `/2012-04-24/Accounts/${admin.sid}.json`);
+    await run('GET sub-account list (JSON, 20 items)', '/2012-04-24/Accounts.json');
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    await ns.dispose();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
