@@ -2,9 +2,10 @@
  * bench:rest — REST read throughput with Basic auth, server in its own process, autocannon here.
  *   1. GET one account in JSON (target ≥ 3,000 req/s, p99 < 30 ms on 2 cores, generator included)
  *   2. GET the sub-account list in JSON
+ * Uses wrk when installed (apt-get install wrk), else autocannon.
  * Usage: npm run bench:rest [-- --duration 10 --connections 50]
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
@@ -23,6 +24,31 @@ async function freePort(): Promise<number> {
   const port = (s.address() as { port: number }).port;
   s.close();
   return port;
+}
+
+function hasWrk(): boolean {
+  return spawnSync('wrk', ['--version']).error === undefined;
+}
+
+/** Runs wrk (lighter than an in-process generator on 2 cores) and parses its --latency output. */
+async function wrk(url: string, auth: string, seconds: number) {
+  const out = spawnSync(
+    'wrk',
+    ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-H', `authorization: ${auth}`, url],
+    { encoding: 'utf8' },
+  ).stdout;
+  const pick = (re: RegExp) => re.exec(out)?.[1] ?? '?';
+  const non2xx = Number(
+    pick(/Non-2xx or 3xx responses: (\d+)/) === '?' ? 0 : pick(/Non-2xx or 3xx responses: (\d+)/),
+  );
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const errs = socketErrors ? socketErrors.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+  return {
+    rps: Math.round(Number(pick(/Requests\/sec:\s+([\d.]+)/))),
+    p50: pick(/\s50%\s+(\S+)/),
+    p99: pick(/\s99%\s+(\S+)/),
+    errors: non2xx + errs,
+  };
 }
 
 async function main() {
@@ -48,7 +74,9 @@ async function main() {
     for (let i = 0; i < 100 && !admin; i++) {
       await new Promise((r) => setTimeout(r, 200));
       try {
-        const r = await fetch(`${base}/2012-04-24/Accounts/bench%40example.test.json`, { headers: { authorization: auth } });
+        const r = await fetch(`${base}/2012-04-24/Accounts/bench%40example.test.json`, {
+          headers: { authorization: auth },
+        });
         if (r.ok) admin = (await r.json()) as { sid: string; auth_token: string };
       } catch {
         // not listening yet
@@ -64,8 +92,22 @@ async function main() {
       });
     }
     const run = async (title: string, path: string) => {
+      if (hasWrk()) {
+        await wrk(base + path, tokenAuth, 2);
+        const r = await wrk(base + path, tokenAuth, duration);
+        console.log(
+          `${title}: ${r.rps} req/s, latency p50 ${r.p50}, p99 ${r.p99}, non-2xx/errors ${r.errors} ` +
+            `(wrk, 1 thread, ${connections} connections, ${duration} s)`,
+        );
+        return;
+      }
       await autocannon({ url: base + path, connections, duration: 2, headers: { authorization: tokenAuth } });
-      const r = await autocannon({ url: base + path, connections, duration, headers: { authorization: tokenAuth } });
+      const r = await autocannon({
+        url: base + path,
+        connections,
+        duration,
+        headers: { authorization: tokenAuth },
+      });
       const non2xx = r.non2xx + r.errors;
       console.log(
         `${title}: ${Math.round(r.requests.average)} req/s, latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ` +
