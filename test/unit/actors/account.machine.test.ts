@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { accountMachine, snapshotAt, statusOf } from '../../../src/actors/account/account.machine.js';
 
-const start = (status: 'uninitialized' | 'active' | 'suspended' | 'closed', suspendedBy: string | null = null) =>
+const start = (
+  status: 'uninitialized' | 'active' | 'suspended' | 'closed',
+  suspendedBy: string | null = null,
+) =>
   createActor(accountMachine, {
     input: { sid: 'AC1', status, suspendedBy },
     snapshot: snapshotAt({ sid: 'AC1', status, suspendedBy }),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Items, Named, snakeCase, toJson, toXml } from '../../../src/http/render.js';
-import { parseForm } from '../../../src/http/params.js';
 import { AppError } from '../../../src/errors.js';
+import { parseForm } from '../../../src/http/params.js';
+import { Items, Named, snakeCase, toJson, toXml } from '../../../src/http/render.js';
 
 describe('snakeCase', () => {
   it.each([
@@ -50,7 +50,9 @@ describe('renderers', () => {
 
   it('XML list with envelope attributes', () => {
     const out = toXml('Recordings', new Items('Recording', [{ Sid: 'RE1' }]), { page: 0, num_pages: 0 });
-    expect(out).toContain('<Recordings page="0" num_pages="0"><Recording><Sid>RE1</Sid></Recording></Recordings>');
+    expect(out).toContain(
+      '<Recordings page="0" num_pages="0"><Recording><Sid>RE1</Sid></Recording></Recordings>',
+    );
   });
 });
 

@@ -1,0 +1,94 @@
+/**
+ * Tenant isolation matrix, generated from the route table so new routes are covered automatically:
+ * for every account-scoped route and every method it supports, a foreign account (unrelated, or a
+ * sub-account reaching up to its parent) never gets a 2xx on the other account's resources, and list
+ * endpoints never show foreign items.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API, type Credentials, startTestServer, type TestServer } from '../support/server.js';
+
+let ts: TestServer;
+let owner: { sid: string; creds: Credentials };
+let child: { sid: string; creds: Credentials };
+let stranger: { sid: string; creds: Credentials };
+
+/**
+ * How to obtain a real resource of the owner for each path parameter. A route whose parameters are
+ * not all listed here fails the suite (add a fixture when adding a route).
+ */
+const fixtures: Record<string, (acct: { sid: string; creds: Credentials }) => Promise<string>> = {
+  accountSid: async (acct) => acct.sid,
+};
+
+async function createAccount(as: Credentials, email: string, role = 'Administrator') {
+  const res = await ts.request('POST', `${API}/Accounts.json`, {
+    auth: as,
+    form: { EmailAddress: email, Password: 'password-123', Role: role },
+  });
+  expect(res.status, res.text).toBe(201);
+  return { sid: res.json.sid as string, creds: { user: res.json.sid, secret: res.json.auth_token } };
+}
+
+beforeAll(async () => {
+  ts = await startTestServer({ label: 'isolation' });
+  owner = await createAccount(ts.admin, 'owner@example.test');
+  child = await createAccount(owner.creds, 'child@example.test');
+  stranger = await createAccount(ts.admin, 'stranger@example.test');
+});
+afterAll(async () => {
+  await ts?.dispose();
+});
+
+describe('isolation matrix', () => {
+  it('covers every account-scoped route with a fixture for each path parameter', () => {
+    const scoped = ts.server.app.routes.entries.filter((e) => e.accountScoped);
+    expect(scoped.length).toBeGreaterThan(0);
+    for (const e of scoped) {
+      for (const param of e.path.match(/:(\w+)/g) ?? []) {
+        expect(fixtures, `fixture for ${param} (${e.path})`).toHaveProperty(param.slice(1));
+      }
+    }
+  });
+
+  it('never answers 2xx to a foreign account, for any route and method', async () => {
+    const scoped = ts.server.app.routes.entries.filter((e) => e.accountScoped && e.auth);
+    let checked = 0;
+    for (const entry of scoped) {
+      let path = entry.path;
+      for (const param of entry.path.match(/:(\w+)/g) ?? []) {
+        const make = fixtures[param.slice(1)];
+        if (!make) throw new Error(`no fixture for ${param}`);
+        path = path.replace(param, await make(owner));
+      }
+      for (const method of entry.methods) {
+        for (const intruder of [stranger, child]) {
+          for (const suffix of ['', '.json']) {
+            const res = await ts.request(method, path + suffix, {
+              auth: intruder.creds,
+              form: method === 'POST' || method === 'PUT' ? { FriendlyName: 'intruder' } : undefined,
+            });
+            expect(
+              res.status,
+              `${method} ${path}${suffix} as ${intruder === child ? 'child' : 'stranger'}`,
+            ).toBeGreaterThanOrEqual(400);
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
+  it('the owner itself reaches every GET route of its own', async () => {
+    const scoped = ts.server.app.routes.entries.filter(
+      (e) => e.accountScoped && e.auth && e.methods.includes('GET'),
+    );
+    for (const entry of scoped) {
+      let path = entry.path;
+      for (const param of entry.path.match(/:(\w+)/g) ?? [])
+        path = path.replace(param, await fixtures[param.slice(1)]!(owner));
+      const res = await ts.request('GET', `${path}.json`, { auth: owner.creds });
+      expect(res.status, `GET ${path}.json`).toBe(200);
+    }
+  });
+});
