@@ -9,7 +9,9 @@ import { AccountService } from './actors/account/account-service.js';
 import type { Config } from './config.js';
 import { type App, createApp } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
+import type { CallStore } from './store/call-store.js';
 import { PgAccountStore } from './store/postgres/account-repository.js';
+import { PgCallStore } from './store/postgres/call-repository.js';
 import { type Db, ensureDatabase, migrate, openDb } from './store/postgres/db.js';
 import { DEFAULT_PROFILE_SID } from './store/profile-defaults.js';
 import { RedisAccountBus } from './store/redis/account-bus.js';
@@ -26,6 +28,7 @@ export interface RunningServer {
   readonly redis: Redis;
   readonly app: App;
   readonly accounts: AccountService;
+  readonly stores: { readonly calls: CallStore };
   /** Super Admin bootstrap outcome (a generated password is present only on first start without ADMIN_PASSWORD). */
   readonly bootstrap: { adminSid: string; generatedPassword?: string | undefined };
   close(): Promise<void>;
@@ -97,11 +100,13 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     const url = `http://${host}:${port}`;
     const publicUrl = config.http.publicUrlExplicit ? config.http.publicUrl : url;
 
+    const calls = new PgCallStore(db);
     const app = createApp({
       logger: logger.child({ component: 'http' }),
       publicUrl,
       bodyLimit: config.http.bodyLimit,
       accounts,
+      calls,
       effectiveProfileSid: async () => DEFAULT_PROFILE_SID,
     });
     server.on('request', app.express);
@@ -116,6 +121,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       redis,
       app,
       accounts,
+      stores: { calls },
       bootstrap: { adminSid: boot.admin.sid, generatedPassword: boot.generatedPassword },
       close: async () => {
         if (closed) return;

@@ -6,6 +6,7 @@ import express, { type Express } from 'express';
 import type { AccountService } from '../actors/account/account-service.js';
 import type { Logger } from '../logger.js';
 import type { Account } from '../store/account-store.js';
+import type { CallStore } from '../store/call-store.js';
 import { state } from './context.js';
 import { errorHandler, notFound } from './errors.js';
 import { negotiateFormat } from './format.js';
@@ -15,12 +16,14 @@ const EMPTY_FORM = new Map<string, string[]>();
 
 import { RouteTable } from './router.js';
 import { accountRoutes } from './routes/accounts.js';
+import { callRoutes } from './routes/calls.js';
 
 export interface AppDeps {
   readonly logger: Logger;
   readonly publicUrl: string;
   readonly bodyLimit: number;
   readonly accounts: AccountService;
+  readonly calls: CallStore;
   readonly effectiveProfileSid: (account: Account) => Promise<string>;
 }
 
@@ -58,6 +61,7 @@ export function createApp(deps: AppDeps): App {
 
   const routes = new RouteTable(app, deps.accounts);
   accountRoutes(routes, deps);
+  callRoutes(routes, deps);
 
   app.use(notFound);
   app.use(errorHandler(deps.logger));

@@ -5,6 +5,7 @@
  * endpoints never show foreign items.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newSid, SidPrefix } from '../../src/ids.js';
 import { API, type Credentials, startTestServer, type TestServer } from '../support/server.js';
 
 let ts: TestServer;
@@ -18,6 +19,33 @@ let stranger: { sid: string; creds: Credentials };
  */
 const fixtures: Record<string, (acct: { sid: string; creds: Credentials }) => Promise<string>> = {
   accountSid: async (acct) => acct.sid,
+  callSid: async (acct) => {
+    const sid = newSid(SidPrefix.Call);
+    const now = new Date();
+    await ts.server.stores.calls.insert({
+      sid,
+      parentCallSid: null,
+      accountSid: acct.sid,
+      to: '+15550001111',
+      from: '+15550002222',
+      phoneNumberSid: null,
+      status: 'completed',
+      startTime: now,
+      endTime: now,
+      duration: 0,
+      price: null,
+      priceUnit: 'USD',
+      direction: 'inbound',
+      answeredBy: null,
+      apiVersion: '2012-04-24',
+      forwardedFrom: null,
+      callerName: null,
+      sipCallId: null,
+      dateCreated: now,
+      dateUpdated: now,
+    });
+    return sid;
+  },
 };
 
 async function createAccount(as: Credentials, email: string, role = 'Administrator') {

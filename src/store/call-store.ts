@@ -1,0 +1,78 @@
+/** Call records (spec §Call): the port the call actors write and the Calls REST reads. */
+
+export const CallStatus = {
+  Queued: 'queued',
+  Ringing: 'ringing',
+  InProgress: 'in-progress',
+  Completed: 'completed',
+  Failed: 'failed',
+  Busy: 'busy',
+  NoAnswer: 'no-answer',
+  Canceled: 'canceled',
+} as const;
+export type CallStatus = (typeof CallStatus)[keyof typeof CallStatus];
+export const CALL_STATUSES: readonly CallStatus[] = Object.values(CallStatus);
+export const TERMINAL_CALL_STATUSES: readonly CallStatus[] = [
+  'completed',
+  'failed',
+  'busy',
+  'no-answer',
+  'canceled',
+];
+
+export const CallDirection = {
+  Inbound: 'inbound',
+  OutboundApi: 'outbound-api',
+  OutboundDial: 'outbound-dial',
+} as const;
+export type CallDirection = (typeof CallDirection)[keyof typeof CallDirection];
+
+export interface CallRecord {
+  readonly sid: string;
+  readonly parentCallSid: string | null;
+  readonly accountSid: string;
+  readonly to: string;
+  readonly from: string;
+  readonly phoneNumberSid: string | null;
+  readonly status: CallStatus;
+  readonly startTime: Date | null;
+  readonly endTime: Date | null;
+  readonly duration: number | null;
+  readonly price: number | null;
+  readonly priceUnit: string;
+  readonly direction: CallDirection;
+  readonly answeredBy: string | null;
+  readonly apiVersion: string;
+  readonly forwardedFrom: string | null;
+  readonly callerName: string | null;
+  readonly sipCallId: string | null;
+  readonly dateCreated: Date;
+  readonly dateUpdated: Date;
+}
+
+export type CallUpdate = Partial<
+  Pick<
+    CallRecord,
+    'status' | 'startTime' | 'endTime' | 'duration' | 'price' | 'answeredBy' | 'sipCallId' | 'to' | 'from'
+  >
+>;
+
+export interface CallFilter {
+  readonly accountSid: string;
+  readonly to?: string | undefined;
+  readonly from?: string | undefined;
+  readonly status?: CallStatus | undefined;
+  readonly startTimeFrom?: Date | undefined;
+  readonly startTimeTo?: Date | undefined;
+  readonly parentCallSid?: string | undefined;
+}
+
+export interface CallStore {
+  insert(call: CallRecord): Promise<void>;
+  update(sid: string, patch: CallUpdate): Promise<CallRecord | null>;
+  get(accountSid: string, sid: string): Promise<CallRecord | null>;
+  list(
+    filter: CallFilter,
+    page: { offset: number; limit: number },
+  ): Promise<{ total: number; items: CallRecord[] }>;
+}

@@ -1,0 +1,89 @@
+/** Postgres implementation of the CallStore port. */
+import type { CallFilter, CallRecord, CallStore, CallUpdate } from '../call-store.js';
+import { type Db, sql } from './db.js';
+
+type Row = Record<string, unknown>;
+
+const toCall = (r: Row): CallRecord => ({
+  sid: r.sid as string,
+  parentCallSid: (r.parent_call_sid as string | null) ?? null,
+  accountSid: r.account_sid as string,
+  to: r.to_address as string,
+  from: r.from_address as string,
+  phoneNumberSid: (r.phone_number_sid as string | null) ?? null,
+  status: r.status as CallRecord['status'],
+  startTime: (r.start_time as Date | null) ?? null,
+  endTime: (r.end_time as Date | null) ?? null,
+  duration: (r.duration as number | null) ?? null,
+  price: r.price === null || r.price === undefined ? null : Number(r.price),
+  priceUnit: r.price_unit as string,
+  direction: r.direction as CallRecord['direction'],
+  answeredBy: (r.answered_by as string | null) ?? null,
+  apiVersion: r.api_version as string,
+  forwardedFrom: (r.forwarded_from as string | null) ?? null,
+  callerName: (r.caller_name as string | null) ?? null,
+  sipCallId: (r.sip_call_id as string | null) ?? null,
+  dateCreated: r.date_created as Date,
+  dateUpdated: r.date_updated as Date,
+});
+
+const COLUMNS: Record<keyof CallUpdate, string> = {
+  status: 'status',
+  startTime: 'start_time',
+  endTime: 'end_time',
+  duration: 'duration',
+  price: 'price',
+  answeredBy: 'answered_by',
+  sipCallId: 'sip_call_id',
+  to: 'to_address',
+  from: 'from_address',
+};
+
+export class PgCallStore implements CallStore {
+  constructor(private readonly db: Db) {}
+
+  async insert(c: CallRecord): Promise<void> {
+    await this.db.query(sql`
+      INSERT INTO calls (sid, parent_call_sid, account_sid, to_address, from_address, phone_number_sid, status,
+        start_time, end_time, duration, price, price_unit, direction, answered_by, api_version, forwarded_from,
+        caller_name, sip_call_id, date_created, date_updated)
+      VALUES (${c.sid}, ${c.parentCallSid}, ${c.accountSid}, ${c.to}, ${c.from}, ${c.phoneNumberSid}, ${c.status},
+        ${c.startTime}, ${c.endTime}, ${c.duration}, ${c.price}, ${c.priceUnit}, ${c.direction}, ${c.answeredBy},
+        ${c.apiVersion}, ${c.forwardedFrom}, ${c.callerName}, ${c.sipCallId}, ${c.dateCreated}, ${c.dateUpdated})
+      ON CONFLICT (sid) DO NOTHING`);
+  }
+
+  async update(sid: string, patch: CallUpdate): Promise<CallRecord | null> {
+    const sets = Object.entries(patch)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => sql`${sql.ident(COLUMNS[k as keyof CallUpdate])} = ${v}`);
+    sets.push(sql`date_updated = now()`);
+    const [row] = await this.db.query(
+      sql`UPDATE calls SET ${sql.join(sets, sql`, `)} WHERE sid = ${sid} RETURNING *`,
+    );
+    return row ? toCall(row) : null;
+  }
+
+  async get(accountSid: string, sid: string): Promise<CallRecord | null> {
+    const [row] = await this.db.query(
+      sql`SELECT * FROM calls WHERE sid = ${sid} AND account_sid = ${accountSid}`,
+    );
+    return row ? toCall(row) : null;
+  }
+
+  async list(f: CallFilter, page: { offset: number; limit: number }) {
+    const where = [sql`account_sid = ${f.accountSid}`];
+    if (f.to !== undefined) where.push(sql`to_address = ${f.to}`);
+    if (f.from !== undefined) where.push(sql`from_address = ${f.from}`);
+    if (f.status !== undefined) where.push(sql`status = ${f.status}`);
+    if (f.startTimeFrom !== undefined) where.push(sql`start_time >= ${f.startTimeFrom}`);
+    if (f.startTimeTo !== undefined) where.push(sql`start_time <= ${f.startTimeTo}`);
+    if (f.parentCallSid !== undefined) where.push(sql`parent_call_sid = ${f.parentCallSid}`);
+    const cond = sql.join(where, sql` AND `);
+    const [count] = await this.db.query(sql`SELECT count(*)::int AS n FROM calls WHERE ${cond}`);
+    const rows = await this.db.query(
+      sql`SELECT * FROM calls WHERE ${cond} ORDER BY date_created DESC, sid DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
+    );
+    return { total: (count?.n as number) ?? 0, items: rows.map(toCall) };
+  }
+}
