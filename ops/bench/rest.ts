@@ -16,7 +16,7 @@ const arg = (name: string, fallback: number) => {
   return i === -1 ? fallback : Number(process.argv[i + 1]);
 };
 const duration = arg('duration', 10);
-const connections = arg('connections', 50);
+const connections = arg('connections', 10);
 
 async function freePort(): Promise<number> {
   const s = createServer().listen(0, '127.0.0.1');
@@ -115,6 +115,23 @@ async function main() {
       );
     };
     console.log(`bench:rest — server pid ${child.pid}, node ${process.version}`);
+    if (hasWrk()) {
+      // Calibration: a bare node:http JSON handler on the same machine, same load shape, so figures
+      // can be compared across machines as ratios (shared/notes: 31.5 k req/s on the reference box).
+      const calPort = await freePort();
+      const cal = spawn(
+        process.execPath,
+        [
+          '-e',
+          `require('http').createServer((q,s)=>{s.setHeader('content-type','application/json');s.end('{"ok":true}')}).listen(${calPort},'127.0.0.1')`,
+        ],
+        { stdio: 'ignore' },
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      const c = await wrk(`http://127.0.0.1:${calPort}/`, 'x', Math.min(duration, 5));
+      cal.kill();
+      console.log(`calibration (bare node:http, same load shape): ${c.rps} req/s, p99 ${c.p99}`);
+    }
     await run('GET account (JSON, Basic auth with AuthToken)', `/2012-04-24/Accounts/${admin.sid}.json`);
     await run('GET sub-account list (JSON, 20 items)', '/2012-04-24/Accounts.json');
   } finally {

@@ -2,7 +2,7 @@
  * createApp(deps): the Express 5 application, without listening. Order: format negotiation →
  * body (size-limited) → routes (auth inside the route table) → 404 → error body.
  */
-import express, { type Express } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { AccountService } from '../actors/account/account-service.js';
 import type { Logger } from '../logger.js';
 import type { Account } from '../store/account-store.js';
@@ -37,33 +37,33 @@ export function createApp(deps: AppDeps): App {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.set('case sensitive routing', true);
+  const routes = new RouteTable(deps.accounts);
+  accountRoutes(routes, deps);
+  callRoutes(routes, deps);
+
+  // One front middleware: format from the path, then the body (only requests that carry one go
+  // through the body reader), then the route table; no match → 404. Few Express layers on purpose:
+  // each one costs measurably on hot GETs (see docs/benchmarks.md).
   const formText = express.text({ type: 'application/x-www-form-urlencoded', limit: deps.bodyLimit });
-  // One front middleware: format from the path, then the body — only requests that carry one go
-  // through the body reader (a measurable cost on hot GETs).
+  const route = (req: Request, res: Response, next: NextFunction) =>
+    routes.dispatch(req, res, (err?: unknown) => (err ? next(err) : notFound(req, res, next)));
   app.use((req, res, next) => {
     negotiateFormat(req, res, () => {
       if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
         state(res).form = EMPTY_FORM;
-        next();
-      } else {
-        formText(req, res, (err?: unknown) => {
-          if (err) return next(err);
-          try {
-            formBody(req, res, next);
-          } catch (e) {
-            next(e);
-          }
-        });
+        route(req, res, next);
+        return;
       }
+      formText(req, res, (err?: unknown) => {
+        if (err) return next(err);
+        try {
+          formBody(req, res, () => route(req, res, next));
+        } catch (e) {
+          next(e);
+        }
+      });
     });
   });
-
-  const routes = new RouteTable(app, deps.accounts);
-  accountRoutes(routes, deps);
-  callRoutes(routes, deps);
-
-  app.use(notFound);
   app.use(errorHandler(deps.logger));
   return { express: app, routes };
 }

@@ -29,23 +29,52 @@ export interface RouteEntry {
 
 export const REALM = 'Switchboard';
 
+interface CompiledRoute {
+  readonly entry: RouteEntry;
+  readonly segments: readonly string[];
+  readonly run: (req: Request, res: Response) => Promise<void>;
+}
+
+/**
+ * Matches a path template (`/2012-04-24/Accounts/:accountSid/Calls`) segment by segment; static
+ * segments win over parameters when several templates match (so `/Accounts/migrate/:sid` beats
+ * `/Accounts/:accountSid/Calls`). Returns decoded params or null.
+ */
+function matchSegments(template: readonly string[], path: readonly string[]): Record<string, string> | null {
+  if (template.length !== path.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < template.length; i++) {
+    const t = template[i] as string;
+    const p = path[i] as string;
+    if (t.charCodeAt(0) === 58 /* : */) {
+      if (p === '') return null;
+      try {
+        params[t.slice(1)] = decodeURIComponent(p);
+      } catch {
+        return null;
+      }
+    } else if (t !== p) {
+      return null;
+    }
+  }
+  return params;
+}
+
 export class RouteTable {
   readonly entries: RouteEntry[] = [];
+  /** Routes grouped by segment count; within a group, templates with more static segments first. */
+  private readonly bySize = new Map<number, CompiledRoute[]>();
 
-  constructor(
-    private readonly router: {
-      all(path: string, handler: (req: Request, res: Response) => Promise<void>): unknown;
-    },
-    private readonly accounts: AccountService,
-  ) {}
+  constructor(private readonly accounts: AccountService) {}
 
   resource(path: string, handlers: Partial<Record<Method, Handler>>, options: RouteOptions = {}): void {
     const methods = Object.keys(handlers) as Method[];
     const auth = options.auth ?? true;
     const accountScoped = path.includes(':accountSid');
-    this.entries.push({ path, methods, auth, accountScoped });
+    const entry: RouteEntry = { path, methods, auth, accountScoped };
+    this.entries.push(entry);
     const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
-    this.router.all(path, async (req, res) => {
+    const run = async (req: Request, res: Response) => {
       const handler = handlers[req.method as Method] ?? (req.method === 'HEAD' ? handlers.GET : undefined);
       if (!handler) {
         throw new AppError('MethodNotAllowed', `${req.method} is not supported on this resource`, {
@@ -62,8 +91,29 @@ export class RouteTable {
           state(res).account = await this.targetAccount(caller, req.params.accountSid as string);
       }
       await handler(req, res);
-    });
+    };
+    const segments = path.split('/');
+    const group = this.bySize.get(segments.length) ?? [];
+    group.push({ entry, segments, run });
+    const statics = (r: CompiledRoute) => r.segments.filter((s) => !s.startsWith(':')).length;
+    group.sort((a, b) => statics(b) - statics(a));
+    this.bySize.set(segments.length, group);
   }
+
+  /** Express middleware: dispatches to the matching route, or passes on (404) when none matches. */
+  readonly dispatch = (req: Request, res: Response, next: (err?: unknown) => void): void => {
+    const q = req.url.indexOf('?');
+    const segments = (q === -1 ? req.url : req.url.slice(0, q)).replace(/\/+$/, '').split('/');
+    for (const route of this.bySize.get(segments.length) ?? []) {
+      const params = matchSegments(route.segments, segments);
+      if (params) {
+        req.params = params;
+        route.run(req, res).catch(next);
+        return;
+      }
+    }
+    next();
+  };
 
   private async authenticate(req: Request): Promise<Account> {
     const challenge = { headers: { 'WWW-Authenticate': `Basic realm="${REALM}"` } };
