@@ -72,7 +72,10 @@ export async function ensureDatabase(url: string): Promise<void> {
       }
     }
   } catch (e) {
-    if ((e as { code?: string }).code === undefined) throw new DatabaseUnavailableError(url, e);
+    // SQLSTATE codes are 5 characters; anything else (ECONNREFUSED, ENOTFOUND, timeouts) means the
+    // server could not be reached.
+    const code = (e as { code?: unknown }).code;
+    if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) throw new DatabaseUnavailableError(url, e);
     throw e;
   } finally {
     await db.dispose();

@@ -1,0 +1,49 @@
+/** The process refuses to start with one clear line when a dependency or a setting is wrong. */
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+
+function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, LOG_LEVEL: 'silent', HTTP_PORT: '0', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+describe('start-up failures', () => {
+  it('Postgres unreachable: exits non-zero with one line naming the URL and how to start it', async () => {
+    const r = await runMain({ DATABASE_URL: 'postgres://user:secret@127.0.0.1:1/switchboard' });
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/cannot reach Postgres at postgres:\/\/user:\*\*\*@127\.0\.0\.1:1\/switchboard/);
+    expect(lines[0]).toMatch(/pg_ctlcluster/);
+    expect(r.stderr).not.toContain('secret');
+  });
+
+  it('Redis unreachable: exits non-zero with one line naming the URL and how to start it', async () => {
+    const r = await runMain({
+      DATABASE_URL: `postgres://127.0.0.1:5432/sbtest_startup_${process.pid}`,
+      REDIS_URL: 'redis://127.0.0.1:1',
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1.*redis-server/);
+  });
+
+  it('a bad setting: exits 2 naming the variable', async () => {
+    const r = await runMain({ HTTP_PORT: 'eighty' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/configuration error: HTTP_PORT/);
+  });
+});
