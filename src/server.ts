@@ -9,8 +9,10 @@ import { AccountService } from './actors/account/account-service.js';
 import type { Config } from './config.js';
 import { type App, createApp } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
+import type { ApplicationStore } from './store/application-store.js';
 import type { CallStore } from './store/call-store.js';
 import { PgAccountStore } from './store/postgres/account-repository.js';
+import { PgApplicationStore } from './store/postgres/application-repository.js';
 import { PgCallStore } from './store/postgres/call-repository.js';
 import { type Db, ensureDatabase, migrate, openDb } from './store/postgres/db.js';
 import { DEFAULT_PROFILE_SID } from './store/profile-defaults.js';
@@ -28,7 +30,7 @@ export interface RunningServer {
   readonly redis: Redis;
   readonly app: App;
   readonly accounts: AccountService;
-  readonly stores: { readonly calls: CallStore };
+  readonly stores: { readonly calls: CallStore; readonly applications: ApplicationStore };
   /** Super Admin bootstrap outcome (a generated password is present only on first start without ADMIN_PASSWORD). */
   readonly bootstrap: { adminSid: string; generatedPassword?: string | undefined };
   close(): Promise<void>;
@@ -101,12 +103,14 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     const publicUrl = config.http.publicUrlExplicit ? config.http.publicUrl : url;
 
     const calls = new PgCallStore(db);
+    const applications = new PgApplicationStore(db);
     const app = createApp({
       logger: logger.child({ component: 'http' }),
       publicUrl,
       bodyLimit: config.http.bodyLimit,
       accounts,
       calls,
+      applications,
       effectiveProfileSid: async () => DEFAULT_PROFILE_SID,
     });
     server.on('request', app.express);
@@ -121,7 +125,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       redis,
       app,
       accounts,
-      stores: { calls },
+      stores: { calls, applications },
       bootstrap: { adminSid: boot.admin.sid, generatedPassword: boot.generatedPassword },
       close: async () => {
         if (closed) return;

@@ -6,6 +6,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { AccountService } from '../actors/account/account-service.js';
 import type { Logger } from '../logger.js';
 import type { Account } from '../store/account-store.js';
+import type { ApplicationStore } from '../store/application-store.js';
 import type { CallStore } from '../store/call-store.js';
 import { state } from './context.js';
 import { errorHandler, notFound } from './errors.js';
@@ -16,6 +17,7 @@ const EMPTY_FORM = new Map<string, string[]>();
 
 import { RouteTable } from './router.js';
 import { accountRoutes } from './routes/accounts.js';
+import { applicationRoutes } from './routes/applications.js';
 import { callRoutes } from './routes/calls.js';
 
 export interface AppDeps {
@@ -24,6 +26,7 @@ export interface AppDeps {
   readonly bodyLimit: number;
   readonly accounts: AccountService;
   readonly calls: CallStore;
+  readonly applications: ApplicationStore;
   readonly effectiveProfileSid: (account: Account) => Promise<string>;
 }
 
@@ -40,6 +43,7 @@ export function createApp(deps: AppDeps): App {
   const routes = new RouteTable(deps.accounts);
   accountRoutes(routes, deps);
   callRoutes(routes, deps);
+  applicationRoutes(routes, deps);
 
   // One front middleware: format from the path, then the body (only requests that carry one go
   // through the body reader), then the route table; no match → 404. Few Express layers on purpose:

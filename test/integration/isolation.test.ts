@@ -19,6 +19,13 @@ let stranger: { sid: string; creds: Credentials };
  */
 const fixtures: Record<string, (acct: { sid: string; creds: Credentials }) => Promise<string>> = {
   accountSid: async (acct) => acct.sid,
+  applicationSid: async (acct) => {
+    const res = await ts.request('POST', `${API}/Accounts/${acct.sid}/Applications.json`, {
+      auth: acct.creds,
+      form: { FriendlyName: 'fixture' },
+    });
+    return res.json.sid;
+  },
   callSid: async (acct) => {
     const sid = newSid(SidPrefix.Call);
     const now = new Date();

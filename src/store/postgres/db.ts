@@ -7,11 +7,12 @@ import { readdir, readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg, { type ConnectionPool, sql } from '@databases/pg';
+import pg, { type ConnectionPool, type SQLQuery, sql } from '@databases/pg';
 import { redactUrl } from '../../config.js';
 
 export type Db = ConnectionPool;
 export { sql };
+export type { SQLQuery };
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 const MIGRATION_LOCK = 0x5b0a4d; // arbitrary, constant advisory-lock key
