@@ -11,9 +11,11 @@ import { type App, createApp } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
 import type { ApplicationStore } from './store/application-store.js';
 import type { CallStore } from './store/call-store.js';
+import type { ClientStore } from './store/client-store.js';
 import { PgAccountStore } from './store/postgres/account-repository.js';
 import { PgApplicationStore } from './store/postgres/application-repository.js';
 import { PgCallStore } from './store/postgres/call-repository.js';
+import { PgClientStore } from './store/postgres/client-repository.js';
 import { type Db, ensureDatabase, migrate, openDb } from './store/postgres/db.js';
 import { DEFAULT_PROFILE_SID } from './store/profile-defaults.js';
 import { RedisAccountBus } from './store/redis/account-bus.js';
@@ -30,7 +32,11 @@ export interface RunningServer {
   readonly redis: Redis;
   readonly app: App;
   readonly accounts: AccountService;
-  readonly stores: { readonly calls: CallStore; readonly applications: ApplicationStore };
+  readonly stores: {
+    readonly calls: CallStore;
+    readonly applications: ApplicationStore;
+    readonly clients: ClientStore;
+  };
   /** Super Admin bootstrap outcome (a generated password is present only on first start without ADMIN_PASSWORD). */
   readonly bootstrap: { adminSid: string; generatedPassword?: string | undefined };
   close(): Promise<void>;
@@ -104,6 +110,16 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
 
     const calls = new PgCallStore(db);
     const applications = new PgApplicationStore(db);
+    const clients = new PgClientStore(db);
+    // Spec §Account Status: closing an account deletes most of its resources.
+    accounts.onClosed(async (accountSid) => {
+      await clients.deleteAllOf(accountSid);
+      await applications.deleteAllOf(accountSid);
+    });
+    accounts.onMigrated((accountSid, organizationSid) =>
+      clients.moveToOrganization(accountSid, organizationSid),
+    );
+
     const app = createApp({
       logger: logger.child({ component: 'http' }),
       publicUrl,
@@ -111,6 +127,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       accounts,
       calls,
       applications,
+      clients,
       effectiveProfileSid: async () => DEFAULT_PROFILE_SID,
     });
     server.on('request', app.express);
@@ -125,7 +142,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       redis,
       app,
       accounts,
-      stores: { calls, applications },
+      stores: { calls, applications, clients },
       bootstrap: { adminSid: boot.admin.sid, generatedPassword: boot.generatedPassword },
       close: async () => {
         if (closed) return;

@@ -8,6 +8,7 @@ import type { Logger } from '../logger.js';
 import type { Account } from '../store/account-store.js';
 import type { ApplicationStore } from '../store/application-store.js';
 import type { CallStore } from '../store/call-store.js';
+import type { ClientStore } from '../store/client-store.js';
 import { state } from './context.js';
 import { errorHandler, notFound } from './errors.js';
 import { negotiateFormat } from './format.js';
@@ -19,6 +20,7 @@ import { RouteTable } from './router.js';
 import { accountRoutes } from './routes/accounts.js';
 import { applicationRoutes } from './routes/applications.js';
 import { callRoutes } from './routes/calls.js';
+import { clientRoutes } from './routes/clients.js';
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -27,6 +29,7 @@ export interface AppDeps {
   readonly accounts: AccountService;
   readonly calls: CallStore;
   readonly applications: ApplicationStore;
+  readonly clients: ClientStore;
   readonly effectiveProfileSid: (account: Account) => Promise<string>;
 }
 
@@ -44,6 +47,7 @@ export function createApp(deps: AppDeps): App {
   accountRoutes(routes, deps);
   callRoutes(routes, deps);
   applicationRoutes(routes, deps);
+  clientRoutes(routes, deps);
 
   // One front middleware: format from the path, then the body (only requests that carry one go
   // through the body reader), then the route table; no match → 404. Few Express layers on purpose:

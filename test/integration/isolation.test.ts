@@ -26,6 +26,13 @@ const fixtures: Record<string, (acct: { sid: string; creds: Credentials }) => Pr
     });
     return res.json.sid;
   },
+  clientSid: async (acct) => {
+    const res = await ts.request('POST', `${API}/Accounts/${acct.sid}/Clients.json`, {
+      auth: acct.creds,
+      form: { Login: `fixture${Math.random().toString(36).slice(2, 10)}`, Password: 'password-123' },
+    });
+    return res.json.sid;
+  },
   callSid: async (acct) => {
     const sid = newSid(SidPrefix.Call);
     const now = new Date();

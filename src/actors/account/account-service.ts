@@ -62,6 +62,8 @@ export const PASSWORD_MAX = 128;
 
 /** Listeners told when an account is closed (later issues release its numbers, clients...). */
 export type ClosedListener = (accountSid: string) => Promise<void> | void;
+/** Listeners told when an account moved to another organization. */
+export type MigratedListener = (accountSid: string, organizationSid: string) => Promise<void> | void;
 
 export class AccountService {
   private readonly cache = new Map<string, { account: Account; at: number }>();
@@ -69,6 +71,7 @@ export class AccountService {
   private readonly verified = new Map<string, number>();
   private readonly actors = new ActorRegistry<AccountActor>();
   private readonly closedListeners: ClosedListener[] = [];
+  private readonly migratedListeners: MigratedListener[] = [];
   private superAdminSid: string | null = null;
 
   constructor(
@@ -95,6 +98,10 @@ export class AccountService {
 
   onClosed(listener: ClosedListener): void {
     this.closedListeners.push(listener);
+  }
+
+  onMigrated(listener: MigratedListener): void {
+    this.migratedListeners.push(listener);
   }
 
   // ---------------------------------------------------------------- bootstrap
@@ -391,6 +398,7 @@ export class AccountService {
       tree.map((a) => ({ sid: a.sid, patch: { organizationSid: org.sid } })),
     );
     await this.afterWrite(rows, [], new Map());
+    for (const row of rows) for (const l of this.migratedListeners) await l(row.sid, org.sid);
     return rows.find((r) => r.sid === target.sid) as Account;
   }
 
