@@ -9,14 +9,17 @@ import { AccountService } from './actors/account/account-service.js';
 import type { Config } from './config.js';
 import { type App, createApp } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
+import { LocalPoolProvider } from './numbers/provider.js';
 import type { ApplicationStore } from './store/application-store.js';
 import type { CallStore } from './store/call-store.js';
 import type { ClientStore } from './store/client-store.js';
+import type { NumberStore } from './store/number-store.js';
 import { PgAccountStore } from './store/postgres/account-repository.js';
 import { PgApplicationStore } from './store/postgres/application-repository.js';
 import { PgCallStore } from './store/postgres/call-repository.js';
 import { PgClientStore } from './store/postgres/client-repository.js';
 import { type Db, ensureDatabase, migrate, openDb } from './store/postgres/db.js';
+import { PgNumberStore } from './store/postgres/number-repository.js';
 import { DEFAULT_PROFILE_SID } from './store/profile-defaults.js';
 import { RedisAccountBus } from './store/redis/account-bus.js';
 import { connectRedis, connectSubscriber, type Redis } from './store/redis/client.js';
@@ -36,6 +39,7 @@ export interface RunningServer {
     readonly calls: CallStore;
     readonly applications: ApplicationStore;
     readonly clients: ClientStore;
+    readonly numbers: NumberStore;
   };
   /** Super Admin bootstrap outcome (a generated password is present only on first start without ADMIN_PASSWORD). */
   readonly bootstrap: { adminSid: string; generatedPassword?: string | undefined };
@@ -111,8 +115,10 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     const calls = new PgCallStore(db);
     const applications = new PgApplicationStore(db);
     const clients = new PgClientStore(db);
+    const numbers = new PgNumberStore(db);
     // Spec §Account Status: closing an account deletes most of its resources.
     accounts.onClosed(async (accountSid) => {
+      await numbers.deleteAllOf(accountSid);
       await clients.deleteAllOf(accountSid);
       await applications.deleteAllOf(accountSid);
     });
@@ -128,6 +134,8 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       calls,
       applications,
       clients,
+      numbers,
+      numberProvider: new LocalPoolProvider(config.numbers.pool),
       effectiveProfileSid: async () => DEFAULT_PROFILE_SID,
     });
     server.on('request', app.express);
@@ -142,7 +150,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       redis,
       app,
       accounts,
-      stores: { calls, applications, clients },
+      stores: { calls, applications, clients, numbers },
       bootstrap: { adminSid: boot.admin.sid, generatedPassword: boot.generatedPassword },
       close: async () => {
         if (closed) return;

@@ -5,10 +5,12 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { AccountService } from '../actors/account/account-service.js';
 import type { Logger } from '../logger.js';
+import type { NumberProvider } from '../numbers/provider.js';
 import type { Account } from '../store/account-store.js';
 import type { ApplicationStore } from '../store/application-store.js';
 import type { CallStore } from '../store/call-store.js';
 import type { ClientStore } from '../store/client-store.js';
+import type { NumberStore } from '../store/number-store.js';
 import { state } from './context.js';
 import { errorHandler, notFound } from './errors.js';
 import { negotiateFormat } from './format.js';
@@ -21,6 +23,7 @@ import { accountRoutes } from './routes/accounts.js';
 import { applicationRoutes } from './routes/applications.js';
 import { callRoutes } from './routes/calls.js';
 import { clientRoutes } from './routes/clients.js';
+import { incomingNumberRoutes } from './routes/incoming-numbers.js';
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -30,6 +33,8 @@ export interface AppDeps {
   readonly calls: CallStore;
   readonly applications: ApplicationStore;
   readonly clients: ClientStore;
+  readonly numbers: NumberStore;
+  readonly numberProvider: NumberProvider;
   readonly effectiveProfileSid: (account: Account) => Promise<string>;
 }
 
@@ -48,6 +53,7 @@ export function createApp(deps: AppDeps): App {
   callRoutes(routes, deps);
   applicationRoutes(routes, deps);
   clientRoutes(routes, deps);
+  incomingNumberRoutes(routes, deps);
 
   // One front middleware: format from the path, then the body (only requests that carry one go
   // through the body reader), then the route table; no match → 404. Few Express layers on purpose:

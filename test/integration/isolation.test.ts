@@ -33,6 +33,13 @@ const fixtures: Record<string, (acct: { sid: string; creds: Credentials }) => Pr
     });
     return res.json.sid;
   },
+  numberSid: async (acct) => {
+    const res = await ts.request('POST', `${API}/Accounts/${acct.sid}/IncomingPhoneNumbers.json`, {
+      auth: acct.creds,
+      form: { AreaCode: '555' },
+    });
+    return res.json.sid;
+  },
   callSid: async (acct) => {
     const sid = newSid(SidPrefix.Call);
     const now = new Date();
