@@ -32,6 +32,7 @@ export const ErrorCatalog = {
   Unavailable: { code: 20503, status: 503, message: 'Service temporarily unavailable' },
   NoNumberAvailable: { code: 21452, status: 400, message: 'No phone number matches the request' },
   ClosedAccount: { code: 20006, status: 409, message: 'A closed account cannot be modified' },
+  RangeNotSatisfiable: { code: 20416, status: 416, message: 'Requested range not satisfiable' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorName = keyof typeof ErrorCatalog;

@@ -9,20 +9,28 @@ import { AccountService } from './actors/account/account-service.js';
 import type { Config } from './config.js';
 import { type App, createApp } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
+import { Notifier } from './notifications/notifier.js';
 import { LocalPoolProvider } from './numbers/provider.js';
+import { RecordingService } from './recordings/recording-service.js';
+import { LocalRecordingStorage } from './recordings/storage.js';
 import type { ApplicationStore } from './store/application-store.js';
 import type { CallStore } from './store/call-store.js';
 import type { ClientStore } from './store/client-store.js';
+import type { GatewayStore } from './store/gateway-store.js';
 import type { NumberStore } from './store/number-store.js';
 import { PgAccountStore } from './store/postgres/account-repository.js';
 import { PgApplicationStore } from './store/postgres/application-repository.js';
 import { PgCallStore } from './store/postgres/call-repository.js';
 import { PgClientStore } from './store/postgres/client-repository.js';
 import { type Db, ensureDatabase, migrate, openDb } from './store/postgres/db.js';
+import { PgGatewayStore } from './store/postgres/gateway-repository.js';
+import { PgNotificationStore } from './store/postgres/notification-repository.js';
 import { PgNumberStore } from './store/postgres/number-repository.js';
+import { PgRecordingStore } from './store/postgres/recording-repository.js';
 import { DEFAULT_PROFILE_SID } from './store/profile-defaults.js';
 import { RedisAccountBus } from './store/redis/account-bus.js';
 import { connectRedis, connectSubscriber, type Redis } from './store/redis/client.js';
+import { RedisGatewayBus } from './store/redis/gateway-bus.js';
 import { redisKeys } from './store/redis/keys.js';
 import { RedisSnapshotStore } from './store/redis/snapshot-store.js';
 
@@ -40,7 +48,10 @@ export interface RunningServer {
     readonly applications: ApplicationStore;
     readonly clients: ClientStore;
     readonly numbers: NumberStore;
+    readonly gateways: GatewayStore;
   };
+  readonly notifier: Notifier;
+  readonly recordings: RecordingService;
   /** Super Admin bootstrap outcome (a generated password is present only on first start without ADMIN_PASSWORD). */
   readonly bootstrap: { adminSid: string; generatedPassword?: string | undefined };
   close(): Promise<void>;
@@ -116,6 +127,14 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     const applications = new PgApplicationStore(db);
     const clients = new PgClientStore(db);
     const numbers = new PgNumberStore(db);
+    const notifications = new PgNotificationStore(db);
+    const notifier = new Notifier(notifications, logger.child({ component: 'notifications' }));
+    const recordings = new PgRecordingStore(db);
+    const recordingStorage = new LocalRecordingStorage(config.recordings.dir);
+    const recordingService = new RecordingService(recordings, recordingStorage);
+    const gatewayBus = new RedisGatewayBus(redis, sub, keys.gatewayChannel);
+    await gatewayBus.start();
+    const gateways = new PgGatewayStore(db, gatewayBus);
     // Spec §Account Status: closing an account deletes most of its resources.
     accounts.onClosed(async (accountSid) => {
       await numbers.deleteAllOf(accountSid);
@@ -136,6 +155,12 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       clients,
       numbers,
       numberProvider: new LocalPoolProvider(config.numbers.pool),
+      notifications,
+      notifier,
+      recordings,
+      recordingService,
+      recordingStorage,
+      gateways,
       effectiveProfileSid: async () => DEFAULT_PROFILE_SID,
     });
     server.on('request', app.express);
@@ -150,7 +175,9 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       redis,
       app,
       accounts,
-      stores: { calls, applications, clients, numbers },
+      stores: { calls, applications, clients, numbers, gateways },
+      notifier,
+      recordings: recordingService,
       bootstrap: { adminSid: boot.admin.sid, generatedPassword: boot.generatedPassword },
       close: async () => {
         if (closed) return;

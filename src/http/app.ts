@@ -5,12 +5,18 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { AccountService } from '../actors/account/account-service.js';
 import type { Logger } from '../logger.js';
+import type { Notifier } from '../notifications/notifier.js';
 import type { NumberProvider } from '../numbers/provider.js';
+import type { RecordingService } from '../recordings/recording-service.js';
+import type { RecordingStorage } from '../recordings/storage.js';
 import type { Account } from '../store/account-store.js';
 import type { ApplicationStore } from '../store/application-store.js';
 import type { CallStore } from '../store/call-store.js';
 import type { ClientStore } from '../store/client-store.js';
+import type { GatewayStore } from '../store/gateway-store.js';
+import type { NotificationStore } from '../store/notification-store.js';
 import type { NumberStore } from '../store/number-store.js';
+import type { RecordingStore } from '../store/recording-store.js';
 import { state } from './context.js';
 import { errorHandler, notFound } from './errors.js';
 import { negotiateFormat } from './format.js';
@@ -23,7 +29,10 @@ import { accountRoutes } from './routes/accounts.js';
 import { applicationRoutes } from './routes/applications.js';
 import { callRoutes } from './routes/calls.js';
 import { clientRoutes } from './routes/clients.js';
+import { gatewayRoutes } from './routes/gateways.js';
 import { incomingNumberRoutes } from './routes/incoming-numbers.js';
+import { notificationRoutes } from './routes/notifications.js';
+import { recordingRoutes } from './routes/recordings.js';
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -35,6 +44,12 @@ export interface AppDeps {
   readonly clients: ClientStore;
   readonly numbers: NumberStore;
   readonly numberProvider: NumberProvider;
+  readonly notifications: NotificationStore;
+  readonly notifier: Notifier;
+  readonly recordings: RecordingStore;
+  readonly recordingService: RecordingService;
+  readonly recordingStorage: RecordingStorage;
+  readonly gateways: GatewayStore;
   readonly effectiveProfileSid: (account: Account) => Promise<string>;
 }
 
@@ -54,6 +69,9 @@ export function createApp(deps: AppDeps): App {
   applicationRoutes(routes, deps);
   clientRoutes(routes, deps);
   incomingNumberRoutes(routes, deps);
+  notificationRoutes(routes, deps);
+  recordingRoutes(routes, deps);
+  gatewayRoutes(routes, deps);
 
   // One front middleware: format from the path, then the body (only requests that carry one go
   // through the body reader), then the route table; no match → 404. Few Express layers on purpose:
@@ -78,6 +96,6 @@ export function createApp(deps: AppDeps): App {
       });
     });
   });
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, deps.notifier));
   return { express: app, routes };
 }

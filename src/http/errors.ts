@@ -6,7 +6,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { formatOf } from './context.js';
+import type { Notifier } from '../notifications/notifier.js';
+import { formatOf, state } from './context.js';
 import { send } from './render.js';
 
 /** Maps body-parser and other framework errors onto the catalogue. */
@@ -37,11 +38,27 @@ export function errorBody(err: AppError) {
   return { Code: err.code, Message: err.message, MoreInfo: err.moreInfo, Status: err.status };
 }
 
-export function errorHandler(logger: Logger) {
+/** Refused writes inside an account's scope are recorded as warning Notifications (spec §Notification). */
+const NOTIFIED_STATUSES = new Set([400, 409, 412, 413, 415]);
+
+export function errorHandler(logger: Logger, notifier?: Notifier) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const appErr = toAppError(err);
     if (appErr.status >= 500)
       logger.error({ err, method: req.method, url: req.originalUrl }, 'request failed');
+    const account = state(res).account;
+    const form = state(res).form;
+    if (notifier && account && req.method !== 'GET' && NOTIFIED_STATUSES.has(appErr.status)) {
+      void notifier.notify({
+        accountSid: account.sid,
+        errorCode: appErr.code,
+        log: 1,
+        messageText: appErr.message,
+        requestUrl: req.originalUrl,
+        requestMethod: req.method,
+        requestVariables: form ? [...form.entries()].map(([k, v]) => [k, v.join(',')] as const) : null,
+      });
+    }
     if (res.headersSent) {
       res.end();
       return;

@@ -74,3 +74,23 @@ export function pageEnvelope(opts: {
     last_page_uri: uri(lastPage),
   };
 }
+
+/**
+ * `SortBy=<attribute>:<asc|desc>` (direction optional, default ascending); an attribute outside
+ * `allowed` or another direction is a 400.
+ */
+export function parseSort<K extends string>(
+  req: Request,
+  allowed: readonly K[],
+  fallback: K,
+): { by: K; direction: 'asc' | 'desc' } {
+  const raw = req.query.SortBy;
+  if (raw === undefined) return { by: fallback, direction: 'asc' };
+  if (typeof raw !== 'string') throw new AppError('InvalidParameter', 'SortBy must be given once');
+  const [attr, dir = 'asc', ...rest] = raw.split(':');
+  const by = allowed.find((a) => a === attr);
+  if (!by || rest.length > 0 || (dir !== 'asc' && dir !== 'desc')) {
+    throw new AppError('InvalidParameter', `SortBy must be <${allowed.join('|')}>:<asc|desc>`);
+  }
+  return { by, direction: dir };
+}

@@ -16,6 +16,8 @@ export type Handler = (req: Request, res: Response) => Promise<void> | void;
 export interface RouteOptions {
   /** Default true. */
   readonly auth?: boolean;
+  /** Serves the request without authentication when it returns true (recording audio, spec §Authentication 2). */
+  readonly publicWhen?: (req: Request) => boolean;
   /** Lets a non-active caller through when it returns true (the uninitialized admin's password change). */
   readonly allowInactive?: (req: Request, res: Response, caller: Account) => boolean;
 }
@@ -81,7 +83,7 @@ export class RouteTable {
           headers: { Allow: allow },
         });
       }
-      if (auth) {
+      if (auth && !options.publicWhen?.(req)) {
         const caller = await this.authenticate(req);
         if (caller.status !== AccountStatus.Active && !options.allowInactive?.(req, res, caller)) {
           throw new AppError('AccountNotActive', `Account ${caller.sid} is ${caller.status}`);

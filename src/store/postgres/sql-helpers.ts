@@ -9,3 +9,9 @@ export function updateSet<P extends object>(patch: P, columns: Record<keyof P, s
   sets.push(sql`date_updated = now()`);
   return sql.join(sets, sql`, `);
 }
+
+/** `column asc|desc, sid asc|desc`: the sid makes every order total, so pages never overlap (NULLs last ascending, first descending: Postgres default). */
+export function orderBy(column: string, direction: 'asc' | 'desc'): SQLQuery {
+  const dir = direction === 'desc' ? sql`DESC` : sql`ASC`;
+  return sql`${sql.ident(column)} ${dir}, sid ${dir}`;
+}

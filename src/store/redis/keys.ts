@@ -16,6 +16,7 @@ export function redisKeys(prefix: string) {
     sipBindings: (aor: string) => `${p}sip:reg:${aor}`,
     sipBindingIndex: `${p}sip:reg:index`,
     gatewayState: (sid: string) => `${p}gw:${sid}:state`,
+    gatewayChannel: `${p}chan:gateway`,
     // calls
     callSnapshot: (sid: string) => `${p}call:${sid}:snap`,
     callLease: (sid: string) => `${p}call:${sid}:lease`,

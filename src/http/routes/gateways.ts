@@ -1,0 +1,114 @@
+/**
+ * Gateways (spec §Gateways) under `/Accounts/{AccountSid}/Management/Gateways`, reachable with both
+ * the 2012-04-24 and the 2010-04-01 version segments. Gateways register the whole service with a
+ * carrier, so only the Super Admin manages them (see docs/decisions.md).
+ */
+import type { Request, Response } from 'express';
+import { AppError } from '../../errors.js';
+import { newSid, SidPrefix } from '../../ids.js';
+import type { Gateway, GatewayStore } from '../../store/gateway-store.js';
+import { accountOf, callerOf, formatOf } from '../context.js';
+import { Params } from '../params.js';
+import { Items, send } from '../render.js';
+import type { RouteTable } from '../router.js';
+import { gatewayDto } from '../serializers/records.js';
+import { friendlyNameParam } from '../validate.js';
+
+export interface GatewayRouteDeps {
+  readonly gateways: GatewayStore;
+  readonly publicUrl: string;
+}
+
+export const TTL_MIN = 30;
+export const TTL_MAX = 86_400;
+/** host, host:port, [v6]:port, or a sip:/sips: URI. */
+const PROXY = /^(?:sips?:)?(?:[^@\s]+@)?(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?(?:;[^\s]*)?$/;
+
+function superAdminOnly(res: Response): string {
+  if (!callerOf(res).isSuperAdmin) throw new AppError('Forbidden', 'Only the Super Admin manages gateways');
+  return accountOf(res).sid;
+}
+
+function proxyParam(p: Params): string | undefined {
+  const v = p.get('Proxy');
+  if (v === undefined) return undefined;
+  if (!PROXY.test(v)) throw new AppError('InvalidParameter', 'Proxy must be host[:port] or a sip: URI');
+  return v;
+}
+
+export function gatewayRoutes(routes: RouteTable, deps: GatewayRouteDeps): void {
+  for (const version of ['2012-04-24', '2010-04-01']) {
+    const base = `/${version}/Accounts/:accountSid/Management/Gateways`;
+    routes.resource(base, {
+      GET: async (_req, res) => {
+        const list = await deps.gateways.list(superAdminOnly(res));
+        const format = formatOf(res);
+        send(
+          res,
+          format,
+          'Gateways',
+          new Items(
+            'Gateway',
+            list.map((g) => gatewayDto(g, format)),
+          ),
+        );
+      },
+      POST: async (_req, res) => {
+        const accountSid = superAdminOnly(res);
+        const p = Params.body(res);
+        const proxy = proxyParam(p);
+        if (!proxy) throw new AppError('MissingParameter', 'Proxy is required');
+        const at = new Date();
+        const g: Gateway = {
+          sid: newSid(SidPrefix.Gateway),
+          accountSid,
+          friendlyName: friendlyNameParam(p, 'FriendlyName') ?? proxy.slice(0, 64),
+          userName: p.get('UserName') ?? null,
+          password: p.get('Password') ?? null,
+          proxy,
+          register: p.bool('Register') ?? false,
+          ttl: p.int('TTL', TTL_MIN, TTL_MAX) ?? 3600,
+          dateCreated: at,
+          dateUpdated: at,
+        };
+        await deps.gateways.insert(g);
+        res.setHeader(
+          'Location',
+          `${deps.publicUrl}/${version}/Accounts/${accountSid}/Management/Gateways/${g.sid}`,
+        );
+        send(res, formatOf(res), 'Gateway', gatewayDto(g, formatOf(res)), 201);
+      },
+    });
+
+    const update = async (req: Request, res: Response) => {
+      const accountSid = superAdminOnly(res);
+      const p = Params.body(res);
+      const updated = await deps.gateways.update(accountSid, req.params.gatewaySid as string, {
+        friendlyName: friendlyNameParam(p, 'FriendlyName'),
+        userName: p.get('UserName'),
+        password: p.get('Password'),
+        proxy: proxyParam(p),
+        register: p.bool('Register'),
+        ttl: p.int('TTL', TTL_MIN, TTL_MAX),
+      });
+      if (!updated) throw new AppError('NotFound', `Gateway ${req.params.gatewaySid} not found`);
+      send(res, formatOf(res), 'Gateway', gatewayDto(updated, formatOf(res)));
+    };
+
+    routes.resource(`${base}/:gatewaySid`, {
+      GET: async (req, res) => {
+        const g = await deps.gateways.get(superAdminOnly(res), req.params.gatewaySid as string);
+        if (!g) throw new AppError('NotFound', `Gateway ${req.params.gatewaySid} not found`);
+        send(res, formatOf(res), 'Gateway', gatewayDto(g, formatOf(res)));
+      },
+      POST: update,
+      PUT: update,
+      DELETE: async (req, res) => {
+        if (!(await deps.gateways.delete(superAdminOnly(res), req.params.gatewaySid as string))) {
+          throw new AppError('NotFound', `Gateway ${req.params.gatewaySid} not found`);
+        }
+        res.status(204).end();
+      },
+    });
+  }
+}

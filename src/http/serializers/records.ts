@@ -1,0 +1,62 @@
+/** Notification, Recording and Gateway DTOs (spec §Notification, §Recording, §Gateway). */
+import { rfc2822 } from '../../dates.js';
+import type { Gateway } from '../../store/gateway-store.js';
+import type { Notification } from '../../store/notification-store.js';
+import type { Recording } from '../../store/recording-store.js';
+import type { Dto, Format } from '../render.js';
+import { accountPath, uriOf } from '../uris.js';
+
+export function notificationDto(n: Notification, format: Format): Dto {
+  return {
+    Sid: n.sid,
+    AccountSid: n.accountSid,
+    CallSid: n.callSid,
+    ApiVersion: n.apiVersion,
+    Log: n.log,
+    ErrorCode: n.errorCode,
+    MoreInfo: n.moreInfo,
+    MessageText: n.messageText,
+    MessageDate: rfc2822(n.messageDate),
+    RequestUrl: n.requestUrl,
+    RequestMethod: n.requestMethod,
+    RequestVariables: n.requestVariables,
+    ResponseHeaders: n.responseHeaders,
+    ResponseBody: n.responseBody,
+    DateCreated: rfc2822(n.dateCreated),
+    DateUpdated: rfc2822(n.dateUpdated),
+    Uri: uriOf(format, `${accountPath(n.accountSid)}/Notifications/${n.sid}`),
+  };
+}
+
+export function recordingDto(r: Recording, format: Format, publicUrl: string): Dto {
+  const path = `${accountPath(r.accountSid)}/Recordings/${r.sid}`;
+  return {
+    Sid: r.sid,
+    AccountSid: r.accountSid,
+    CallSid: r.callSid,
+    Duration: r.duration,
+    ApiVersion: r.apiVersion,
+    DateCreated: rfc2822(r.dateCreated),
+    DateUpdated: rfc2822(r.dateUpdated),
+    Uri: uriOf(format, path),
+    FileUri: `${publicUrl}${path}.wav`,
+  };
+}
+
+export const MASKED = '********';
+
+export function gatewayDto(g: Gateway, format: Format): Dto {
+  return {
+    Sid: g.sid,
+    AccountSid: g.accountSid,
+    FriendlyName: g.friendlyName,
+    UserName: g.userName,
+    Password: g.password === null ? null : MASKED,
+    Proxy: g.proxy,
+    Register: g.register,
+    TTL: g.ttl,
+    DateCreated: rfc2822(g.dateCreated),
+    DateUpdated: rfc2822(g.dateUpdated),
+    Uri: uriOf(format, `${accountPath(g.accountSid)}/Management/Gateways/${g.sid}`),
+  };
+}
