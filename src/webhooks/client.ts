@@ -156,6 +156,8 @@ export class WebhookClient {
   private readonly now: () => number;
   private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256 });
+  private readonly inFlight = new Set<http.ClientRequest>();
+  private closed = false;
 
   constructor(private readonly options: WebhookClientOptions = {}) {
     this.defaults = {
@@ -173,8 +175,15 @@ export class WebhookClient {
     this.now = options.now ?? Date.now;
   }
 
-  /** Releases pooled connections. Idempotent. */
+  /**
+   * Releases pooled connections and ends requests in flight (they resolve as a `network` failure, with
+   * no retry and no fallback). Later `request()` calls fail the same way. Idempotent.
+   */
   close(): void {
+    this.closed = true;
+    for (const r of this.inFlight)
+      r.destroy(new AttemptError(FailureKind.Network, 'webhook client closed', null));
+    this.inFlight.clear();
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
   }
@@ -188,7 +197,7 @@ export class WebhookClient {
     const token = req.idempotencyToken ?? randomUUID();
     const fallback = req.fallback ?? null;
     const primary = await this.deliver(req, req.url, req.method, token, fallback !== null, 0);
-    if (primary.ok || fallback === null) return primary;
+    if (primary.ok || fallback === null || this.closed) return primary;
     const second = await this.deliver(req, fallback.url, fallback.method, token, false, primary.attempts);
     return { ...second, usedFallback: true };
   }
@@ -255,7 +264,8 @@ export class WebhookClient {
         attempts <= target.settings.retries &&
         result.retryClass !== null &&
         target.settings.retryOn.includes(result.retryClass) &&
-        deadline - this.now() > 0;
+        deadline - this.now() > 0 &&
+        !this.closed;
       const next = canRetry ? 'retry' : hasFallback ? 'fallback' : 'none';
       this.notify(req, result.url, result.method, token, result, total, next);
       if (!canRetry) return this.failure(result, { ...base, url: result.url, attempts: total });
@@ -415,6 +425,14 @@ export class WebhookClient {
     settings: ConnectionSettings,
     budgetMs: number,
   ): Promise<AttemptResult> {
+    if (this.closed) {
+      return Promise.resolve({
+        ok: false,
+        kind: FailureKind.Network,
+        message: 'webhook client closed',
+        retryClass: null,
+      });
+    }
     const blocked = this.precheck(url);
     if (blocked) return Promise.resolve(blocked);
     // Serialise once; both signatures cover exactly these bytes / this URL.
@@ -443,11 +461,12 @@ export class WebhookClient {
       let status: number | undefined;
       let resHeaders: Record<string, string> | undefined;
       const timers: NodeJS.Timeout[] = [];
-      const finish = (r: AttemptResult) => {
+      const finish = (result: AttemptResult) => {
         if (settled) return;
         settled = true;
+        this.inFlight.delete(r);
         for (const tm of timers) clearTimeout(tm);
-        resolve(r);
+        resolve(result);
       };
       const fail = (kind: FailureKind, message: string, retryClass: RetryClass | null, bodyText?: string) =>
         finish({
@@ -466,6 +485,7 @@ export class WebhookClient {
         agent: isHttps ? this.httpsAgent : this.httpAgent,
         lookup: this.lookupFn(),
       });
+      this.inFlight.add(r);
       timers.push(
         setTimeout(() => {
           r.destroy(
@@ -548,8 +568,17 @@ export class WebhookClient {
           }
           chunks.push(chunk);
         });
-        res.on('error', () => {
-          // Reported through the request's error or the timers.
+        // The peer closed the connection mid-body: a network failure after a response started (not retried).
+        res.on('error', (err: Error) => {
+          const e = err instanceof AttemptError ? err : null;
+          fail(
+            e?.kind ?? FailureKind.Network,
+            e?.message ?? `response aborted: ${err.message}`,
+            e?.retryClass ?? null,
+          );
+        });
+        res.on('close', () => {
+          if (!res.complete) fail(FailureKind.Network, 'response aborted before the end of the body', null);
         });
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');

@@ -19,6 +19,8 @@ export interface ScriptedResponse {
   readonly destroy?: boolean;
   /** Stream this many bytes of filler (ignores `body`). */
   readonly streamBytes?: number;
+  /** Announce a longer body, send this many bytes, then destroy the socket. */
+  readonly abortAfterBytes?: number;
 }
 
 export interface RecordedRequest {
@@ -51,6 +53,20 @@ export async function startWebhookServer(): Promise<WebhookServer> {
     if (s.hang) return;
     if (s.destroy) {
       res.socket?.destroy();
+      return;
+    }
+    if (s.abortAfterBytes !== undefined) {
+      res.writeHead(s.status ?? 200, {
+        'Content-Type': 'text/xml',
+        'Content-Length': String(s.abortAfterBytes * 2 + 1),
+      });
+      res.write(Buffer.alloc(s.abortAfterBytes, 0x62), () => {
+        const t = setTimeout(() => {
+          timers.delete(t);
+          res.socket?.destroy();
+        }, 20);
+        timers.add(t);
+      });
       return;
     }
     res.writeHead(s.status ?? 200, { 'Content-Type': 'text/xml', ...(s.headers ?? {}) });

@@ -478,4 +478,59 @@ describe('WebhookClient against a live HTTP server', () => {
     }
     expect(notes).toHaveLength(1);
   });
+
+  it('a response cut off mid-body is a network failure, not a hang, and is not retried', async () => {
+    server.script('/cut', { abortAfterBytes: 100 });
+    const { c, notes } = client();
+    const started = Date.now();
+    const res = await c.request({
+      url: `${server.origin}/cut`,
+      method: 'GET',
+      params: [],
+      accountSid: ACCOUNT,
+      authToken: TOKEN,
+    });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(res.ok).toBe(false);
+    if (!res.ok) {
+      expect(res.kind).toBe(FailureKind.Network);
+      expect(res.status).toBe(200);
+      expect(res.attempts).toBe(1);
+    }
+    expect(notes).toHaveLength(1);
+  });
+
+  it('close() ends requests in flight without retry or fallback, and later requests fail fast', async () => {
+    server.script('/hold', { hang: true });
+    server.script('/never', { status: 200 });
+    const { c } = client();
+    const pending = c.request({
+      url: `${server.origin}/hold`,
+      method: 'POST',
+      params: PARAMS,
+      accountSid: ACCOUNT,
+      authToken: TOKEN,
+      fallback: { url: `${server.origin}/never`, method: 'POST' },
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    c.close();
+    c.close();
+    const res = await pending;
+    expect(res.ok).toBe(false);
+    if (!res.ok) {
+      expect(res.kind).toBe(FailureKind.Network);
+      expect(res.usedFallback).toBe(false);
+      expect(res.attempts).toBe(1);
+    }
+    expect(server.requestsTo('/never')).toHaveLength(0);
+    const after = await c.request({
+      url: `${server.origin}/never`,
+      method: 'GET',
+      params: [],
+      accountSid: ACCOUNT,
+      authToken: TOKEN,
+    });
+    expect(after.ok).toBe(false);
+    expect(server.requestsTo('/never')).toHaveLength(0);
+  });
 });
