@@ -7,9 +7,11 @@ export {
   SignatureHeader,
   safeEqual,
   switchboardSignature,
+  twilioBodySignature,
   twilioSignature,
   twilioSigningString,
   verifySwitchboardSignature,
+  verifyTwilioBodySignature,
   verifyTwilioSignature,
 } from './signing.js';
 export * from './types.js';

@@ -9,7 +9,7 @@
  * - `X-Switchboard-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(authToken, t + "." + exact bytes)>` over
  *   the exact body bytes sent (POST) or the exact URL sent (GET), timestamped against replay.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /** An ordered list of form parameters; a name may repeat. */
 export type Params = ReadonlyArray<readonly [string, string]>;
@@ -58,6 +58,37 @@ export function twilioSigningString(url: string, params: Params | ParamRecord): 
 /** `X-Twilio-Signature` for a request to `url` carrying `params` in a form body (empty for GET). */
 export function twilioSignature(authToken: string, url: string, params: Params | ParamRecord): string {
   return createHmac('sha1', authToken).update(twilioSigningString(url, params), 'utf8').digest('base64');
+}
+
+/**
+ * Twilio's JSON-body variant: the body's SHA-256 (hex) travels in a `bodySHA256` query parameter and the
+ * signature covers that URL with no parameters. Returns the URL to send and its `X-Twilio-Signature`.
+ */
+export function twilioBodySignature(
+  authToken: string,
+  url: string,
+  body: string | Uint8Array,
+): { url: string; signature: string } {
+  const hash = createHash('sha256').update(body).digest('hex');
+  const signedUrl = `${url}${url.includes('?') ? '&' : '?'}bodySHA256=${hash}`;
+  return { url: signedUrl, signature: twilioSignature(authToken, signedUrl, []) };
+}
+
+/** Inbound check of the JSON-body variant: the URL's `bodySHA256` must match the raw body and the signature the URL. */
+export function verifyTwilioBodySignature(
+  url: string,
+  body: string | Uint8Array,
+  authToken: string,
+  signature: string | undefined | null,
+): boolean {
+  let claimed: string | null;
+  try {
+    claimed = new URL(url).searchParams.get('bodySHA256');
+  } catch {
+    return false;
+  }
+  if (!claimed || !safeEqual(createHash('sha256').update(body).digest('hex'), claimed)) return false;
+  return verifyTwilioSignature(url, [], authToken, signature);
 }
 
 /** Constant-time string comparison; different lengths compare unequal without leaking where. */

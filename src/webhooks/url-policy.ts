@@ -42,6 +42,50 @@ const BLOCKED_HOSTS = new Set([
   'metadata.azure.internal',
 ]);
 
+/** The 8 hextets of an IPv6 address, or null. */
+function hextets(ip: string): number[] | null {
+  let text = ip.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const head = halves[0] ? halves[0].split(':') : [];
+  const tail = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
+  const fill = halves.length === 2 ? 8 - head.length - tail.length : 0;
+  const parts = [...head, ...Array<string>(Math.max(fill, 0)).fill('0'), ...tail];
+  if (parts.length !== 8) return null;
+  const out = parts.map((h) => Number.parseInt(h, 16));
+  return out.some((n) => Number.isNaN(n) || n < 0 || n > 0xffff) ? null : out;
+}
+
+/**
+ * The IPv4 address embedded in an IPv4-mapped (::ffff:0:0/96), IPv4-compatible (::/96) or NAT64
+ * (64:ff9b::/96) IPv6 address, so such forms are judged as the IPv4 address they reach.
+ */
+function embeddedIPv4(ip: string): string | null {
+  const h = hextets(ip);
+  if (!h) return null;
+  const [h0, h1, h2, h3, h4, h5, h6, h7] = h as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const zeroPrefix = h1 === 0 && h2 === 0 && h3 === 0 && h4 === 0;
+  const mapped = h0 === 0 && zeroPrefix && h5 === 0xffff;
+  const compatible = h0 === 0 && zeroPrefix && h5 === 0 && (h6 !== 0 || h7 > 1);
+  const nat64 = h0 === 0x64 && h1 === 0xff9b && h2 === 0 && h3 === 0 && h4 === 0 && h5 === 0;
+  if (!mapped && !compatible && !nat64) return null;
+  return `${h6 >> 8}.${h6 & 0xff}.${h7 >> 8}.${h7 & 0xff}`;
+}
+
 export interface AddressPolicy {
   /** Refuse loopback and private ranges too (multi-tenant hosting). */
   readonly blockPrivate: boolean;
@@ -52,10 +96,10 @@ export function blockedReason(address: string, policy: AddressPolicy): string | 
   let ip = address;
   let family = isIP(ip);
   if (family === 0) return `not an IP address: ${address}`;
-  // IPv4-mapped IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it carries.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (family === 6 && mapped?.[1]) {
-    ip = mapped[1];
+  // IPv4-mapped, IPv4-compatible and NAT64 IPv6 forms are judged as the IPv4 address they carry.
+  const embedded = family === 6 ? embeddedIPv4(ip) : null;
+  if (embedded) {
+    ip = embedded;
     family = 4;
   }
   const type = family === 4 ? 'ipv4' : 'ipv6';

@@ -145,6 +145,8 @@ describe('WebhookClient against a live HTTP server', () => {
     }
     const [fb] = server.requestsTo('/fallback');
     expect(fb?.headers['i-twilio-idempotency-token']).toBe('idem-refused');
+    // R10: the fallback request follows the last primary failure at once (well under ct + 50 ms).
+    expect(fb!.at - notes[1]!.at.getTime()).toBeLessThan(50);
   });
 
   it('retries carry the same idempotency token and a fresh signature (connection reset before a response)', async () => {
@@ -335,6 +337,7 @@ describe('WebhookClient against a live HTTP server', () => {
     for (const url of [
       'http://169.254.169.254/latest/meta-data/',
       'http://[fe80::1]/x',
+      'http://[::ffff:169.254.169.254]/x',
       'http://metadata.google.internal/',
     ]) {
       const res = await c.request({ url, method: 'GET', params: [], accountSid: ACCOUNT, authToken: TOKEN });
@@ -345,7 +348,7 @@ describe('WebhookClient against a live HTTP server', () => {
         expect(res.attempts).toBe(1);
       }
     }
-    expect(notes).toHaveLength(3);
+    expect(notes).toHaveLength(4);
   });
 
   it('checks host names after DNS: any blocked address refuses the URL; the checked address is the one used', async () => {

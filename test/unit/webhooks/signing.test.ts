@@ -5,8 +5,10 @@ import {
   encodeForm,
   type Params,
   switchboardSignature,
+  twilioBodySignature,
   twilioSignature,
   verifySwitchboardSignature,
+  verifyTwilioBodySignature,
   verifyTwilioSignature,
 } from '../../../src/webhooks/signing.js';
 
@@ -139,6 +141,25 @@ describe('X-Twilio-Signature', () => {
     const url = `https://x.test/h?${encodeForm(VECTOR_PARAMS)}`;
     const sig = twilioSignature('12345', url, []);
     expect(twilio.validateRequest('12345', sig, url, {})).toBe(true);
+  });
+});
+
+describe('JSON-body variant (bodySHA256)', () => {
+  const body = JSON.stringify({ CallSid: 'CA1', Body: 'héllo +1 & more' });
+  it('our signature is accepted by twilio.validateRequestWithBody', () => {
+    const { url, signature } = twilioBodySignature('tok', 'https://x.test/cb?a=1', body);
+    expect(url).toMatch(/^https:\/\/x\.test\/cb\?a=1&bodySHA256=[0-9a-f]{64}$/);
+    expect(twilio.validateRequestWithBody('tok', signature, url, body)).toBe(true);
+    expect(twilio.validateRequestWithBody('tok', signature, url, body + ' ')).toBe(false);
+  });
+  it('we verify what twilio-node computes, and reject a changed body or token', () => {
+    const hash = twilio.getExpectedBodyHash(body);
+    const url = `https://x.test/cb?bodySHA256=${hash}`;
+    const sig = twilio.getExpectedTwilioSignature('tok', url, {});
+    expect(verifyTwilioBodySignature(url, body, 'tok', sig)).toBe(true);
+    expect(verifyTwilioBodySignature(url, `${body}x`, 'tok', sig)).toBe(false);
+    expect(verifyTwilioBodySignature(url, body, 'tok2', sig)).toBe(false);
+    expect(verifyTwilioBodySignature('https://x.test/cb', body, 'tok', sig)).toBe(false);
   });
 });
 

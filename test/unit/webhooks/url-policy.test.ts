@@ -24,6 +24,11 @@ describe('address policy', () => {
     '0.0.0.0',
     '::',
     '::ffff:169.254.169.254',
+    '::ffff:a9fe:a9fe',
+    '0:0:0:0:0:ffff:a9fe:a9fe',
+    '::169.254.169.254',
+    '64:ff9b::169.254.169.254',
+    '64:ff9b::a9fe:a9fe',
     '224.0.0.1',
     '255.255.255.255',
   ])('always refuses %s', (ip) => {
@@ -49,6 +54,7 @@ describe('address policy', () => {
     expect(blockedReason('93.184.216.34', { blockPrivate: true })).toBeNull();
     expect(blockedReason('2606:2800:220:1::1', { blockPrivate: true })).toBeNull();
     expect(blockedReason('172.32.0.1', { blockPrivate: true })).toBeNull();
+    expect(blockedReason('64:ff9b::5db8:d822', { blockPrivate: true })).toBeNull();
   });
 
   it('refuses metadata host names', () => {

@@ -287,6 +287,12 @@ describe('Dial', () => {
       ['invalid-verb', 'Dial'],
     ]);
   });
+  it('a Conference mixed with other nouns makes the Dial invalid (skipped)', () => {
+    const { node, diagnostics } = one('<Dial><Conference>r</Conference><Number>+1555</Number></Dial>');
+    expect(node).toBeUndefined();
+    expect(diagnostics.map((d) => [d.reason, d.verb])).toEqual([['invalid-verb', 'Dial']]);
+    expect(one('<Dial><Conference>a</Conference><Conference>b</Conference></Dial>').node).toBeUndefined();
+  });
   it('a Say inside Dial is misplaced', () => {
     const { node, diagnostics } = one('<Dial><Say>x</Say><Number>+1555</Number></Dial>');
     expect(node?.children.map((c) => c.verb)).toEqual(['Number']);

@@ -46,6 +46,9 @@ export const dial: VerbSchema = {
   children: DIAL_NOUNS,
   check: (node) => {
     if (node.children.length === 0 && node.text === null) return 'needs a number or a nested noun';
+    // As in TwiML: a conference is joined alone; it cannot be combined with other nouns or a second room.
+    const conferences = node.children.filter((c) => (c as { verb?: string }).verb === 'Conference').length;
+    if (conferences > 0 && node.children.length > 1) return 'a <Conference> must be the only noun';
     return null;
   },
 };
