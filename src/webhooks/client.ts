@@ -132,6 +132,19 @@ function withQuery(url: URL, params: Params): URL {
   return new URL(url.href + sep + encodeForm(params));
 }
 
+/** The URL with any `user:password@` removed: Notification records are readable by the account's users. */
+function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = '';
+    u.password = '';
+    return u.href;
+  } catch {
+    return url;
+  }
+}
+
 /** Origin and path only: query strings may carry secrets, so logs never include them. */
 function loggable(url: URL | string): string {
   try {
@@ -303,7 +316,7 @@ export class WebhookClient {
       log: next === 'none' ? 0 : 1,
       kind: f.kind,
       messageText: f.message,
-      requestUrl: url,
+      requestUrl: withoutCredentials(url),
       requestMethod: method,
       requestVariables: encodeForm(req.params),
       responseStatus: f.status ?? null,
@@ -438,15 +451,17 @@ export class WebhookClient {
     // Serialise once; both signatures cover exactly these bytes / this URL.
     const body = method === 'POST' ? Buffer.from(encodeForm(req.params), 'utf8') : null;
     const t = Math.floor(this.now() / 1000);
+    // Signed as the receiver reconstructs it (scheme, host, path, query): URL credentials are not part of it.
+    const signedUrl = withoutCredentials(url.href);
     const headers: Record<string, string> = {
       'User-Agent': this.userAgent,
       Accept: 'text/xml, application/xml, text/plain, */*',
       [WebhookHeader.TwilioSignature]: twilioSignature(
         req.authToken,
-        url.href,
+        signedUrl,
         method === 'POST' ? req.params : [],
       ),
-      [WebhookHeader.SwitchboardSignature]: switchboardSignature(req.authToken, t, body ?? url.href),
+      [WebhookHeader.SwitchboardSignature]: switchboardSignature(req.authToken, t, body ?? signedUrl),
       [WebhookHeader.TwilioIdempotency]: token,
       [WebhookHeader.SwitchboardIdempotency]: token,
     };

@@ -180,7 +180,7 @@ function parseRetryPolicy(value: string): RetryClass[] | null {
 }
 
 /**
- * Parses a webhook URL: http(s) only, no credentials in the URL; strips the fragment and applies its
+ * Parses a webhook URL: http(s) only (`user:password@` is allowed and sent as Basic auth); strips the fragment and applies its
  * overrides (`ct`, `rt`, `tt`, `rc`, `rp`) on top of `defaults`. Returns null for an unusable URL.
  */
 export function parseWebhookUrl(raw: string, defaults: ConnectionSettings): WebhookTarget | null {

@@ -536,4 +536,27 @@ describe('WebhookClient against a live HTTP server', () => {
     expect(after.ok).toBe(false);
     expect(server.requestsTo('/never')).toHaveLength(0);
   });
+
+  it('URL credentials are sent as Basic auth but never appear in notifications', async () => {
+    server.script('/auth', { status: 401, body: 'who?' });
+    const { c, notes } = client();
+    const res = await c.request({
+      url: `http://user:s3cret@127.0.0.1:${server.port}/auth`,
+      method: 'POST',
+      params: PARAMS,
+      accountSid: ACCOUNT,
+      authToken: TOKEN,
+    });
+    expect(res.ok).toBe(false);
+    const [got] = server.requestsTo('/auth');
+    expect(got?.headers.authorization).toBe(`Basic ${Buffer.from('user:s3cret').toString('base64')}`);
+    expect(notes).toHaveLength(1);
+    expect(JSON.stringify(notes[0])).not.toContain('s3cret');
+    expect(notes[0]?.requestUrl).toBe(`http://127.0.0.1:${server.port}/auth`);
+    // The signature covers the URL as the receiver sees it (no credentials).
+    const sig = String(got!.headers['x-twilio-signature']);
+    expect(
+      twilio.validateRequest(TOKEN, sig, `${server.origin}/auth`, recordOf(got!.rawBody.toString())),
+    ).toBe(true);
+  });
 });
