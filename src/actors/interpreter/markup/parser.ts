@@ -17,7 +17,7 @@
  */
 import { SaxesParser } from 'saxes';
 import { type AttrValue, checkText, coerceAttribute, type VerbSchema } from './schema.js';
-import { SCHEMAS, SMS_VERBS, VOICE_VERBS } from './verbs/index.js';
+import { SAY_SSML_ELEMENTS, SCHEMAS, SMS_VERBS, VOICE_VERBS } from './verbs/index.js';
 
 /** Error codes (Twilio catalogue): https://www.twilio.com/docs/api/errors */
 export const MarkupErrorCode = {
@@ -91,6 +91,8 @@ interface RawElement {
   readonly children: RawElement[];
   text: string;
   readonly line: number;
+  /** For SSML inside `<Say>`: the Say element that receives this element's text. */
+  readonly sink?: RawElement;
 }
 
 class Fatal extends Error {
@@ -140,18 +142,34 @@ function readTree(xml: string, maxDepth: number, maxElements: number): RawElemen
     if (stack.length >= maxDepth) throw new Fatal('too-deep', `nesting deeper than ${maxDepth}`, parser.line);
     const attributes: Record<string, string> = {};
     for (const [k, v] of Object.entries(tag.attributes)) attributes[k] = String(v);
-    const el: RawElement = { name: tag.name, attributes, children: [], text: '', line: parser.line };
     const parent = stack[stack.length - 1];
+    // SSML inside <Say> is flattened into the Say's text, word boundaries kept (TwiML allows SSML there).
+    const sayAncestor = parent?.name === 'Say' ? parent : parent?.sink;
+    if (sayAncestor && SAY_SSML_ELEMENTS.includes(tag.name)) {
+      sayAncestor.text += ' ';
+      const inline: RawElement = {
+        name: tag.name,
+        attributes,
+        children: [],
+        text: '',
+        line: parser.line,
+        sink: sayAncestor,
+      };
+      stack.push(inline);
+      return;
+    }
+    const el: RawElement = { name: tag.name, attributes, children: [], text: '', line: parser.line };
     if (parent) parent.children.push(el);
     else root = el;
     stack.push(el);
   });
   parser.on('closetag', () => {
-    stack.pop();
+    const el = stack.pop();
+    if (el?.sink) el.sink.text += ' ';
   });
   const onText = (t: string) => {
     const top = stack[stack.length - 1];
-    if (top) top.text += t;
+    if (top) (top.sink ?? top).text += t;
   };
   parser.on('text', onText);
   parser.on('cdata', onText);
@@ -312,7 +330,8 @@ function buildVerb(
     }
   }
   const children = buildList(el.children, schema.children, el.name, mode, diagnostics);
-  const trimmed = el.text.trim();
+  // Say text collapses whitespace runs (SSML flattening adds boundaries); other text is only trimmed.
+  const trimmed = schema.name === 'Say' ? el.text.replace(/\s+/g, ' ').trim() : el.text.trim();
   let text: string | null = trimmed === '' || schema.text === null ? null : trimmed;
   if (schema.text) {
     // Dial's bare text is ignored when nouns are nested, as Twilio does.

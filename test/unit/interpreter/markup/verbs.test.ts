@@ -55,6 +55,19 @@ describe('Say', () => {
     expect(badAttr('<Say loop="-1">x</Say>', 'loop')?.attrs.loop).toBe(1);
     expect(badAttr('<Say language="not a tag">x</Say>', 'language')?.attrs.language).toBe('en-US');
   });
+  it('flattens SSML children into the text, keeping word boundaries, without diagnostics', () => {
+    const { node, diagnostics } = one(
+      '<Say voice="Polly.Joanna">Hello<break time="1s"/>world, <prosody rate="slow">call <say-as interpret-as="digits">123</say-as></prosody> now</Say>',
+    );
+    expect(diagnostics).toEqual([]);
+    expect(node?.text).toBe('Hello world, call 123 now');
+    expect(node?.children).toEqual([]);
+  });
+  it('non-SSML elements inside Say are misplaced', () => {
+    const { node, diagnostics } = one('<Say>Hi<Play>https://x.test/a.wav</Play></Say>');
+    expect(node?.text).toBe('Hi');
+    expect(diagnostics.map((d) => [d.reason, d.verb])).toEqual([['misplaced-verb', 'Play']]);
+  });
   it('without text is skipped', () => {
     const { node, diagnostics } = one('<Say>  </Say>');
     expect(node).toBeUndefined();

@@ -19,3 +19,22 @@ export const say: VerbSchema = {
   text: { required: true, kind: 'plain' },
   children: [],
 };
+
+/**
+ * SSML elements TwiML accepts inside `<Say>` (https://www.twilio.com/docs/voice/twiml/say/text-speech#ssml).
+ * The parser flattens them into the Say text (their words kept, markup dropped) without diagnostics.
+ */
+export const SAY_SSML_ELEMENTS: readonly string[] = [
+  'break',
+  'emphasis',
+  'lang',
+  'p',
+  'phoneme',
+  'prosody',
+  's',
+  'say-as',
+  'sub',
+  'w',
+  'amazon:domain',
+  'amazon:effect',
+];
