@@ -1,0 +1,63 @@
+/** Registry of every verb and noun schema, by element name. */
+import type { VerbSchema } from '../schema.js';
+import { client, conference, dial, number, sip } from './dial.js';
+import { email } from './email.js';
+import { gather } from './gather.js';
+import { hangup } from './hangup.js';
+import { pause } from './pause.js';
+import { play } from './play.js';
+import { record } from './record.js';
+import { redirect } from './redirect.js';
+import { reject } from './reject.js';
+import { say } from './say.js';
+import { sms } from './sms.js';
+
+export const SCHEMAS: ReadonlyMap<string, VerbSchema> = new Map(
+  [
+    say,
+    play,
+    pause,
+    gather,
+    record,
+    dial,
+    number,
+    client,
+    sip,
+    conference,
+    hangup,
+    redirect,
+    reject,
+    sms,
+    email,
+  ].map((s) => [s.name, s]),
+);
+
+/** Verbs allowed directly under `<Response>` in voice markup. */
+export const VOICE_VERBS: readonly string[] = [
+  'Say',
+  'Play',
+  'Pause',
+  'Gather',
+  'Record',
+  'Dial',
+  'Hangup',
+  'Redirect',
+  'Reject',
+  'Sms',
+  'Email',
+];
+
+/** Verbs allowed directly under `<Response>` in SMS markup. */
+export const SMS_VERBS: readonly string[] = ['Sms', 'Redirect', 'Email'];
+
+export * from './dial.js';
+export * from './email.js';
+export * from './gather.js';
+export * from './hangup.js';
+export * from './pause.js';
+export * from './play.js';
+export * from './record.js';
+export * from './redirect.js';
+export * from './reject.js';
+export * from './say.js';
+export * from './sms.js';
