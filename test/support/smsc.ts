@@ -71,6 +71,12 @@ export class TestSmsc {
     return (this.#server.address() as AddressInfo).port;
   }
 
+  /** Listen on a given loopback port (the demo simulator); tests use listen(). */
+  async listenOn(port: number, host = '127.0.0.1'): Promise<number> {
+    await new Promise<void>((resolve) => this.#server.listen(port, host, () => resolve()));
+    return (this.#server.address() as AddressInfo).port;
+  }
+
   get port(): number {
     return (this.#server.address() as AddressInfo).port;
   }
@@ -209,6 +215,11 @@ export class TestSmsc {
         short_message: fields.shortMessage,
       });
     }
+  }
+
+  /** Live sessions (to push PDUs from a test). */
+  sessions(): Session[] {
+    return [...this.#sessions];
   }
 
   /** Write raw bytes to every session (garbage injection). */

@@ -4,7 +4,7 @@ import { encodeUcs2 } from '../../../src/smpp/encoding.js';
 import { isSmppError } from '../../../src/smpp/errors.js';
 import { SmppCarrierLink, type SmppLinkOptions } from '../../../src/smpp/link.js';
 import type { SmppEvent, SmppReceiptEvent, SubmitResult } from '../../../src/smpp/port.js';
-import { parseSmppUrl } from '../../../src/smpp/url.js';
+import { parseSmppUrl, parseSmppUrls } from '../../../src/smpp/url.js';
 import { TestSmsc } from '../../support/smsc.js';
 
 const logger = pino({ level: 'silent' });
@@ -217,6 +217,45 @@ describe('SMPP carrier link against a local SMSC', () => {
       perDest.set(p.destination_addr ?? '', (perDest.get(p.destination_addr ?? '') ?? 0) + 1);
     expect(Math.max(...perDest.values())).toBeLessThanOrEqual(2);
     expect(events.some((e) => e.type === 'smpp.linkState' && e.state === 'disconnected')).toBe(true);
+    expect(smsc.maxOutstanding).toBeLessThanOrEqual(5);
+  });
+
+  it('spreads submits over several comma-separated connections', async () => {
+    const a = new TestSmsc();
+    const b = new TestSmsc();
+    const pa = await a.listen();
+    const pb = await b.listen();
+    cleanups.push(
+      () => a.close(),
+      () => b.close(),
+    );
+    a.behaviour.respDelayMs = 10;
+    b.behaviour.respDelayMs = 10;
+    const link = new SmppCarrierLink(
+      parseSmppUrls(`smpp://x:y@127.0.0.1:${pa}?window=2,smpp://x:y@127.0.0.1:${pb}?window=2`),
+      {
+        logger,
+      },
+    );
+    cleanups.push(() => link.close());
+    link.start();
+    await waitFor(() => link.stats().every((c) => c.state === 'bound'));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => link.submit({ from: '1', to: String(i), body: 'x' })),
+    );
+    expect(a.count('submit_sm') + b.count('submit_sm')).toBe(20);
+    expect(a.count('submit_sm')).toBeGreaterThan(0);
+    expect(b.count('submit_sm')).toBeGreaterThan(0);
+    expect(Math.max(a.maxOutstanding, b.maxOutstanding)).toBeLessThanOrEqual(2);
+  });
+
+  it('emits a parked receipt unmatched when its submit_sm_resp never identifies it', async () => {
+    const { smsc, events } = await setup('', { earlyReceiptTtlMs: 100 });
+    const session = smsc.sessions()[0];
+    expect(session).toBeDefined();
+    if (session) smsc.deliverReceipt(session, 'ZZ-unknown', 'DELIVRD', '2', '1');
+    await waitFor(() => receipts(events).length === 1, 3000);
+    expect(receipts(events)[0]).toMatchObject({ matched: false, outcome: 'delivered' });
   });
 
   it('SMSC stops answering enquire_link: bind declared dead within interval + timeout, re-established', async () => {
