@@ -33,7 +33,9 @@ export interface SmppLinkOptions {
 }
 
 interface SegmentJob {
+  /** submit_sm fields except TON/NPI and default registered_delivery, which each bind fills in. */
   readonly fields: Record<string, unknown>;
+  readonly registeredDelivery: number | undefined;
   throttled: number;
   notBefore: number;
   /** Sent at least once on a bind that was lost before the resp came back. */
@@ -302,7 +304,14 @@ class SmppConnection {
   #send(session: Session, job: SegmentJob): void {
     let pdu: PDU;
     try {
-      pdu = new smpp.PDU('submit_sm', job.fields);
+      pdu = new smpp.PDU('submit_sm', {
+        source_addr_ton: this.cfg.sourceTon,
+        source_addr_npi: this.cfg.sourceNpi,
+        dest_addr_ton: this.cfg.destTon,
+        dest_addr_npi: this.cfg.destNpi,
+        registered_delivery: job.registeredDelivery ?? this.cfg.registeredDelivery,
+        ...job.fields,
+      });
     } catch (err) {
       job.reject(new SmppError(CommandStatus.ESME_RSYSERR, `cannot build submit_sm: ${String(err)}`));
       return;
@@ -574,14 +583,9 @@ export class SmppCarrierLink implements CarrierLink {
           new Promise<string>((resolve, reject) => {
             const fields: Record<string, unknown> = {
               service_type: '',
-              source_addr_ton: cfg.sourceTon,
-              source_addr_npi: cfg.sourceNpi,
               source_addr: message.from,
-              dest_addr_ton: cfg.destTon,
-              dest_addr_npi: cfg.destNpi,
               destination_addr: message.to,
               esm_class: seg.udh ? ESM_UDHI : 0,
-              registered_delivery: registered,
               data_coding: encoded.dataCoding,
               short_message: seg.shortMessage,
             };
@@ -589,6 +593,7 @@ export class SmppCarrierLink implements CarrierLink {
               fields.dest_network_id = message.destinationNetworkId;
             const job: SegmentJob = {
               fields,
+              registeredDelivery: registered,
               throttled: 0,
               notBefore: 0,
               duplicate: false,

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeUcs2 } from '../../../src/smpp/encoding.js';
+import { encodeMessage, encodeUcs2 } from '../../../src/smpp/encoding.js';
 import { isSmppError } from '../../../src/smpp/errors.js';
 import { SmppCarrierLink, type SmppLinkOptions } from '../../../src/smpp/link.js';
 import type { SmppEvent, SmppReceiptEvent, SubmitResult } from '../../../src/smpp/port.js';
@@ -64,6 +64,36 @@ describe('SMPP carrier link against a local SMSC', () => {
     const res2 = await link.submit({ from: '1', to: '2', body: 'Привет' });
     expect(res2.dataCoding).toBe(8);
     expect(smsc.submits()[1]?.dest_network_id).toBeUndefined();
+  });
+
+  it('uses the TON/NPI and registered_delivery of the URL, overridable per message', async () => {
+    const { smsc, link } = await setup(
+      '&source_ton=5&source_npi=0&dest_ton=1&dest_npi=1&registered_delivery=0',
+    );
+    await link.submit({ from: 'Switchboard', to: '15551234567', body: 'a' });
+    await link.submit({ from: 'Switchboard', to: '15551234567', body: 'b', registeredDelivery: true });
+    const [a, b] = smsc.submits();
+    expect(a).toMatchObject({ source_addr_ton: 5, source_addr_npi: 0, dest_addr_ton: 1, dest_addr_npi: 1 });
+    expect(a?.registered_delivery).toBe(0);
+    expect(b?.registered_delivery).toBe(1);
+  });
+
+  it('decodes a concatenated GSM-7 MO with extension characters', async () => {
+    const { smsc, events } = await setup();
+    const text = `${'Price {10} € '.repeat(14)}end`;
+    const m = encodeMessage(text, 'auto', 77);
+    expect(m.segments.length).toBe(2);
+    for (const seg of m.segments) {
+      smsc.deliverMo({
+        from: '15557654321',
+        to: '15550001111',
+        dataCoding: 0,
+        udh: true,
+        shortMessage: seg.shortMessage,
+      });
+    }
+    await waitFor(() => events.some((e) => e.type === 'smpp.deliverSm'));
+    expect(events.find((e) => e.type === 'smpp.deliverSm')).toMatchObject({ body: text, segments: 2 });
   });
 
   it('refuses a bad password and keeps retrying the bind', async () => {
