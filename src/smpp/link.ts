@@ -123,6 +123,7 @@ class SmppConnection {
   #pumpTimer: NodeJS.Timeout | null = null;
   readonly #reassembly: ReassemblyBuffer;
   readonly #log: Logger;
+  #drained: (() => void) | null = null;
   /** Highest number of outstanding submit_sm ever observed (for tests/benchmarks). */
   maxOutstanding = 0;
 
@@ -220,6 +221,7 @@ class SmppConnection {
       );
       const sent = session.enquire_link({}, () => {
         clearTimeout(timer);
+        if (session !== this.#session) return;
         this.#scheduleEnquire(session);
       });
       if (!sent) {
@@ -270,7 +272,7 @@ class SmppConnection {
   /** Send queued jobs while the window has room. */
   pump(): void {
     const session = this.#session;
-    if (!session || this.state !== 'bound' || this.cfg.bind === 'receiver') return;
+    if (!session || this.core.closed || this.state !== 'bound' || this.cfg.bind === 'receiver') return;
     const now = Date.now();
     let earliest = Number.POSITIVE_INFINITY;
     let i = 0;
@@ -338,7 +340,11 @@ class SmppConnection {
     this.#inFlight.delete(seq);
     clearTimeout(entry.timer);
     const { job } = entry;
-    const status = resp.command_status;
+    // a generic_nack answering our submit_sm is a failure even if its status were 0
+    const status =
+      resp.command === 'generic_nack'
+        ? resp.command_status || CommandStatus.ESME_RSYSERR
+        : resp.command_status;
     if (status === CommandStatus.ESME_ROK) {
       const id = resp.message_id ?? '';
       this.core.noteSubmitted(id);
@@ -355,6 +361,7 @@ class SmppConnection {
     } else {
       job.reject(new SmppError(status));
     }
+    if (this.#inFlight.size === 0 && this.#drained) this.#drained();
     this.core.pumpAll();
   }
 
@@ -486,7 +493,11 @@ class SmppConnection {
     if (!this.core.parked.has(key)) this.core.parked.set(key, { at: Date.now(), emit });
   }
 
-  /** Graceful: unbind, wait for unbind_resp (bounded), close. */
+  /**
+   * Graceful (SMPP v3.4 §4.2: no unbind with operations outstanding): stop sending, wait for the
+   * outstanding submit_sm_resp (bounded by response_timeout), unbind, wait for unbind_resp
+   * (bounded), close.
+   */
   async close(): Promise<void> {
     if (this.#reconnectTimer) clearTimeout(this.#reconnectTimer);
     this.#reconnectTimer = null;
@@ -495,7 +506,17 @@ class SmppConnection {
       this.#setState('closed');
       return;
     }
-    if (this.state === 'bound') {
+    if (this.state === 'bound' && this.#inFlight.size > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.cfg.responseTimeoutMs);
+        this.#drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#drained = null;
+    }
+    if (this.state === 'bound' && session === this.#session) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.core.opts.unbindTimeoutMs);
         const ok = session.unbind({}, () => {

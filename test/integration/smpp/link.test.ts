@@ -315,6 +315,38 @@ describe('SMPP carrier link against a local SMSC', () => {
     expect(link.bound).toBe(true);
   });
 
+  it('answers an unbind from the SMSC and binds again', async () => {
+    const { smsc, link } = await setup();
+    let answered = false;
+    smsc.sessions()[0]?.unbind({}, () => {
+      answered = true;
+    });
+    await waitFor(() => answered && smsc.binds === 2 && link.bound);
+    await link.submit({ from: '1', to: '2', body: 'again' });
+  });
+
+  it('shutdown drains in-flight submits, then unbinds; queued ones are rejected LOCAL_CLOSED', async () => {
+    const { smsc, link } = await setup('&window=2');
+    smsc.behaviour.respDelayMs = 300;
+    const pending = Array.from({ length: 6 }, (_, i) => link.submit({ from: '1', to: String(i), body: 'x' }));
+    await waitFor(() => smsc.count('submit_sm') === 2);
+    await link.close();
+    const settled = await Promise.allSettled(pending);
+    expect(settled).toHaveLength(6);
+    // the two in flight were answered before unbind (drained), the four queued were never sent
+    expect(settled.slice(0, 2).every((r) => r.status === 'fulfilled')).toBe(true);
+    for (const r of settled.slice(2)) {
+      expect(r.status).toBe('rejected');
+      if (r.status === 'rejected') expect(isSmppError(r.reason) && r.reason.commandStatus).toBe(-2);
+    }
+    const unbindAt = smsc.received.find((r) => r.command === 'unbind')?.at ?? 0;
+    expect(unbindAt).toBeGreaterThanOrEqual(
+      Math.max(...smsc.received.filter((r) => r.command === 'submit_sm').map((r) => r.at)) + 250,
+    );
+    expect(smsc.unbinds).toBe(1);
+    expect(smsc.count('submit_sm')).toBe(2);
+  });
+
   it('shutdown sends unbind and rejects queued messages with LOCAL_CLOSED', async () => {
     const { smsc, link } = await setup();
     await link.submit({ from: '1', to: '2', body: 'x' });
