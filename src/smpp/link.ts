@@ -60,7 +60,10 @@ class BoundedMap<V> extends Map<string, V> {
 
 /** Shared state of the link: the queue and receipt matching, used by every connection. */
 class LinkCore {
+  /** Segments ready to send, FIFO (re-queued in-flight segments go back to the head). */
   readonly queue: SegmentJob[] = [];
+  /** Throttled segments, sorted by notBefore; moved back to the head of `queue` when due. */
+  readonly delayed: SegmentJob[] = [];
   readonly listeners = new Set<(e: SmppEvent) => void>();
   /** normalised message id → raw id, for ids seen in submit_sm_resp. */
   readonly submitted = new BoundedMap<string>(200_000);
@@ -85,6 +88,26 @@ class LinkCore {
         this.opts.logger.error({ err, event: e.type }, 'smpp listener threw');
       }
     }
+  }
+
+  /** Park a throttled segment until `job.notBefore` (binary insertion keeps `delayed` sorted). */
+  delay(job: SegmentJob): void {
+    let lo = 0;
+    let hi = this.delayed.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.delayed[mid]?.notBefore ?? 0) <= job.notBefore) lo = mid + 1;
+      else hi = mid;
+    }
+    this.delayed.splice(lo, 0, job);
+  }
+
+  /** Move due throttled segments to the head of the ready queue; returns the next due time or null. */
+  releaseDue(now: number): number | null {
+    let n = 0;
+    while (n < this.delayed.length && (this.delayed[n]?.notBefore ?? 0) <= now) n++;
+    if (n > 0) this.queue.unshift(...this.delayed.splice(0, n));
+    return this.delayed[0]?.notBefore ?? null;
   }
 
   pumpAll(): void {
@@ -273,32 +296,20 @@ class SmppConnection {
   pump(): void {
     const session = this.#session;
     if (!session || this.core.closed || this.state !== 'bound' || this.cfg.bind === 'receiver') return;
-    const now = Date.now();
-    let earliest = Number.POSITIVE_INFINITY;
-    let i = 0;
-    while (this.#inFlight.size < this.cfg.window && i < this.core.queue.length) {
-      const job = this.core.queue[i];
+    const next = this.core.releaseDue(Date.now());
+    while (this.#inFlight.size < this.cfg.window && this.core.queue.length > 0) {
+      const job = this.core.queue.shift();
       if (!job) break;
-      if (job.notBefore > now) {
-        earliest = Math.min(earliest, job.notBefore);
-        i++;
-        continue;
-      }
-      this.core.queue.splice(i, 1);
       this.#send(session, job);
       if (session !== this.#session) return;
     }
-    for (; i < this.core.queue.length && earliest === Number.POSITIVE_INFINITY; i++) {
-      const nb = this.core.queue[i]?.notBefore ?? 0;
-      if (nb > now) earliest = nb;
-    }
-    if (earliest !== Number.POSITIVE_INFINITY && !this.#pumpTimer) {
+    if (next !== null && !this.#pumpTimer) {
       this.#pumpTimer = setTimeout(
         () => {
           this.#pumpTimer = null;
           this.pump();
         },
-        Math.max(1, earliest - now),
+        Math.max(1, next - Date.now()),
       );
     }
   }
@@ -356,7 +367,7 @@ class SmppConnection {
         this.core.opts.throttleMinMs * 2 ** Math.min(20, job.throttled - 1),
       );
       job.notBefore = Date.now() + delay;
-      this.core.queue.unshift(job);
+      this.core.delay(job);
       this.#log.debug({ status, delay, attempt: job.throttled }, 'smpp submit throttled, retrying');
     } else {
       job.reject(new SmppError(status));
@@ -577,7 +588,7 @@ export class SmppCarrierLink implements CarrierLink {
   }
 
   get queued(): number {
-    return this.#core.queue.length;
+    return this.#core.queue.length + this.#core.delayed.length;
   }
 
   subscribe(listener: (event: SmppEvent) => void): () => void {
@@ -649,7 +660,7 @@ export class SmppCarrierLink implements CarrierLink {
       this.#core.closed = true;
       clearInterval(this.#sweep);
       this.#closing = Promise.all(this.#core.connections.map((c) => c.close())).then(() => {
-        const left = this.#core.queue.splice(0);
+        const left = [...this.#core.queue.splice(0), ...this.#core.delayed.splice(0)];
         for (const job of left) job.reject(new SmppError(CommandStatus.LOCAL_CLOSED, 'link closed'));
       });
     }

@@ -25,6 +25,8 @@ export interface SmscBehaviour {
   receiptCopies: number;
   /** Drop the TCP connection when this many submit_sm are outstanding (null = never). */
   dropAtOutstanding: number | null;
+  /** Drop the TCP connection after every N submit_sm received (null = never). */
+  dropEverySubmits: number | null;
   /** Fixed command_status for every submit_sm (null = ok/throttle as above). */
   submitStatus: number | null;
 }
@@ -48,6 +50,7 @@ export class TestSmsc {
     receiptBeforeResp: false,
     receiptCopies: 1,
     dropAtOutstanding: null,
+    dropEverySubmits: null,
     submitStatus: null,
   };
   /** Highest number of submit_sm outstanding (received, not yet answered) on any session. */
@@ -57,9 +60,14 @@ export class TestSmsc {
   drops = 0;
   readonly #server = smpp.createServer((s) => this.#onSession(s));
   readonly #sessions = new Set<Session>();
+  readonly #bound = new Set<Session>();
+  /** Receipts sent on a session and not yet acknowledged: redelivered if the session is lost. */
+  readonly #unacked = new Map<Session, Set<() => void>>();
+  #closed = false;
   readonly #timers = new Set<NodeJS.Timeout>();
   #nextId = 1000;
   #sessionNo = 0;
+  #submitCount = 0;
   #random: () => number;
 
   constructor(random: () => number = Math.random) {
@@ -104,7 +112,13 @@ export class TestSmsc {
     let bound = false;
     session.socket.setNoDelay(true);
     session.on('error', () => {});
-    session.on('close', () => this.#sessions.delete(session));
+    session.on('close', () => {
+      this.#sessions.delete(session);
+      this.#bound.delete(session);
+      const pending = this.#unacked.get(session);
+      this.#unacked.delete(session);
+      if (pending && !this.#closed) for (const again of pending) this.#later(50, again);
+    });
     const bind = (pdu: PDU): void => {
       const accounts = this.behaviour.accounts;
       const ok =
@@ -112,6 +126,7 @@ export class TestSmsc {
         (pdu.system_id !== undefined && accounts[pdu.system_id] === pdu.password);
       if (ok) {
         bound = true;
+        this.#bound.add(session);
         this.binds++;
       }
       session.send(pdu.response({ command_status: ok ? 0 : 0x0d, system_id: 'test-smsc' }));
@@ -129,6 +144,7 @@ export class TestSmsc {
           return;
         case 'unbind':
           this.unbinds++;
+          this.#bound.delete(session);
           session.send(pdu.response());
           session.close();
           return;
@@ -138,10 +154,21 @@ export class TestSmsc {
             return;
           }
           outstanding++;
+          this.#submitCount++;
           this.maxOutstanding = Math.max(this.maxOutstanding, outstanding);
           if (this.behaviour.dropAtOutstanding !== null && outstanding >= this.behaviour.dropAtOutstanding) {
             this.behaviour.dropAtOutstanding = null;
             this.drops++;
+            this.#bound.delete(session);
+            session.destroy();
+            return;
+          }
+          if (
+            this.behaviour.dropEverySubmits !== null &&
+            this.#submitCount % this.behaviour.dropEverySubmits === 0
+          ) {
+            this.drops++;
+            this.#bound.delete(session);
             session.destroy();
             return;
           }
@@ -165,7 +192,7 @@ export class TestSmsc {
       if (status !== 0 || !pdu.registered_delivery || b.receiptDelayMs === null) return;
       const stat = b.receiptStat(dest);
       for (let i = 0; i < b.receiptCopies; i++)
-        this.deliverReceipt(session, id, stat, dest, pdu.source_addr ?? '');
+        this.#routeReceipt(session, id, stat, dest, pdu.source_addr ?? '', 0);
     };
     const respond = (): void => {
       done();
@@ -184,18 +211,50 @@ export class TestSmsc {
     else afterResp();
   }
 
+  /**
+   * Like a store-and-forward SMSC: a receipt whose session is gone goes to another bound session,
+   * or waits (100 ms steps, bounded) for one.
+   */
+  #routeReceipt(session: Session, id: string, stat: string, from: string, to: string, attempt: number): void {
+    const live = (x: Session): boolean => this.#bound.has(x) && x.socket.writable && !x.socket.destroyed;
+    const target = live(session) ? session : [...this.#bound].find(live);
+    if (target) {
+      // until deliver_sm_resp comes back, a lost session means: deliver it again elsewhere
+      const again = (): void => this.#routeReceipt(target, id, stat, from, to, attempt + 1);
+      let pending = this.#unacked.get(target);
+      if (!pending) {
+        pending = new Set();
+        this.#unacked.set(target, pending);
+      }
+      pending.add(again);
+      this.deliverReceipt(target, id, stat, from, to, () => pending.delete(again));
+      return;
+    }
+    if (attempt < 300) this.#later(100, () => this.#routeReceipt(session, id, stat, from, to, attempt + 1));
+  }
+
   /** Send a receipt deliver_sm with text and TLVs (SMPP v3.4 Appendix B). */
-  deliverReceipt(session: Session, id: string, stat: string, from: string, to: string): void {
+  deliverReceipt(
+    session: Session,
+    id: string,
+    stat: string,
+    from: string,
+    to: string,
+    onAck?: () => void,
+  ): void {
     const states: Record<string, number> = { DELIVRD: 2, EXPIRED: 3, DELETED: 4, UNDELIV: 5, REJECTD: 8 };
     const err = stat === 'DELIVRD' ? '000' : '001';
-    session.deliver_sm({
-      source_addr: from,
-      destination_addr: to,
-      esm_class: smpp.ESM_CLASS.MC_DELIVERY_RECEIPT,
-      short_message: `id:${id} sub:001 dlvrd:${stat === 'DELIVRD' ? '001' : '000'} submit date:2611221200 done date:2611221201 stat:${stat} err:${err} text:x`,
-      receipted_message_id: id,
-      message_state: states[stat] ?? 7,
-    });
+    session.deliver_sm(
+      {
+        source_addr: from,
+        destination_addr: to,
+        esm_class: smpp.ESM_CLASS.MC_DELIVERY_RECEIPT,
+        short_message: `id:${id} sub:001 dlvrd:${stat === 'DELIVRD' ? '001' : '000'} submit date:2611221200 done date:2611221201 stat:${stat} err:${err} text:x`,
+        receipted_message_id: id,
+        message_state: states[stat] ?? 7,
+      },
+      () => onAck?.(),
+    );
   }
 
   /** Send an MO deliver_sm (raw short_message octets, optional UDH) on every bound session. */
@@ -233,6 +292,7 @@ export class TestSmsc {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
     for (const s of this.#sessions) s.destroy();
