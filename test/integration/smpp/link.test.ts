@@ -96,6 +96,40 @@ describe('SMPP carrier link against a local SMSC', () => {
     expect(events.find((e) => e.type === 'smpp.deliverSm')).toMatchObject({ body: text, segments: 2 });
   });
 
+  it('reconnects with exponential backoff capped at reconnect_max while the SMSC is down', async () => {
+    const smsc = new TestSmsc();
+    const port = await smsc.listen();
+    await smsc.close(); // nothing listens on this port any more
+    const link = new SmppCarrierLink(
+      [parseSmppUrl(`smpp://a:b@127.0.0.1:${port}?reconnect_min=0.05&reconnect_max=0.2`)],
+      { logger },
+    );
+    cleanups.push(() => link.close());
+    const attempts: number[] = [];
+    link.subscribe((e) => {
+      if (e.type === 'smpp.linkState' && e.state === 'connecting') attempts.push(Date.now());
+    });
+    link.start();
+    await waitFor(() => attempts.length >= 6);
+    const gaps = attempts.slice(1).map((t, i) => t - (attempts[i] ?? 0));
+    expect(gaps[0]).toBeGreaterThanOrEqual(45);
+    expect(gaps[1]).toBeGreaterThanOrEqual(95);
+    expect(gaps[2]).toBeGreaterThanOrEqual(190);
+    for (const g of gaps.slice(3)) {
+      expect(g).toBeGreaterThanOrEqual(190);
+      expect(g).toBeLessThan(400);
+    }
+    // submits wait in the queue (not failed) while nothing is bound
+    let settled = false;
+    void link.submit({ from: '1', to: '2', body: 'x' }).then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    expect(settled).toBe(false);
+    expect(link.queued).toBe(1);
+  });
+
   it('refuses a bad password and keeps retrying the bind', async () => {
     const smsc = new TestSmsc();
     smsc.behaviour.accounts = { esme1: 'right' };
