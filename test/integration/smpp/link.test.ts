@@ -122,8 +122,12 @@ describe('SMPP carrier link against a local SMSC', () => {
     // submits wait in the queue (not failed) while nothing is bound
     let settled = false;
     void link.submit({ from: '1', to: '2', body: 'x' }).then(
-      () => (settled = true),
-      () => (settled = true),
+      () => {
+        settled = true;
+      },
+      () => {
+        settled = true;
+      },
     );
     await new Promise((r) => setTimeout(r, 100));
     expect(settled).toBe(false);
