@@ -21,6 +21,8 @@ export interface SmscBehaviour {
   receiptStat: (destination: string) => string;
   /** Send the receipt BEFORE the submit_sm_resp. */
   receiptBeforeResp: boolean;
+  /** Send receipts with TLVs only (receipted_message_id, message_state), no text. */
+  receiptTextless: boolean;
   /** How many copies of each receipt to send (duplicates test idempotency). */
   receiptCopies: number;
   /** Drop the TCP connection when this many submit_sm are outstanding (null = never). */
@@ -49,6 +51,7 @@ export class TestSmsc {
     receiptStat: () => 'DELIVRD',
     receiptBeforeResp: false,
     receiptCopies: 1,
+    receiptTextless: false,
     dropAtOutstanding: null,
     dropEverySubmits: null,
     submitStatus: null,
@@ -249,7 +252,9 @@ export class TestSmsc {
         source_addr: from,
         destination_addr: to,
         esm_class: smpp.ESM_CLASS.MC_DELIVERY_RECEIPT,
-        short_message: `id:${id} sub:001 dlvrd:${stat === 'DELIVRD' ? '001' : '000'} submit date:2611221200 done date:2611221201 stat:${stat} err:${err} text:x`,
+        short_message: this.behaviour.receiptTextless
+          ? ''
+          : `id:${id} sub:001 dlvrd:${stat === 'DELIVRD' ? '001' : '000'} submit date:2611221200 done date:2611221201 stat:${stat} err:${err} text:x`,
         receipted_message_id: id,
         message_state: states[stat] ?? 7,
       },

@@ -184,6 +184,22 @@ describe('SMPP carrier link against a local SMSC', () => {
     expect(forAgain).toHaveLength(1);
   });
 
+  it('matches a receipt carrying only receipted_message_id and message_state TLVs', async () => {
+    const { smsc, link, events } = await setup();
+    smsc.behaviour.receiptTextless = true;
+    smsc.behaviour.receiptDelayMs = 10;
+    smsc.behaviour.receiptStat = () => 'EXPIRED';
+    const res = await link.submit({ from: '1', to: '2', body: 'x' });
+    await waitFor(() => receipts(events).length === 1);
+    expect(receipts(events)[0]).toMatchObject({
+      messageId: res.messageIds[0],
+      stat: 'EXPIRED',
+      outcome: 'undelivered',
+      errorCode: 30003,
+      matched: true,
+    });
+  });
+
   it('parks a receipt that arrives before its submit_sm_resp and matches it afterwards', async () => {
     const { smsc, link, events } = await setup();
     smsc.behaviour.receiptBeforeResp = true;
