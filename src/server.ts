@@ -11,6 +11,7 @@ import { type App, createApp } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
 import { Notifier } from './notifications/notifier.js';
 import { LocalPoolProvider } from './numbers/provider.js';
+import { ProfileResolver } from './profiles/resolution.js';
 import { RecordingService } from './recordings/recording-service.js';
 import { LocalRecordingStorage } from './recordings/storage.js';
 import type { ApplicationStore } from './store/application-store.js';
@@ -26,8 +27,8 @@ import { type Db, ensureDatabase, migrate, openDb } from './store/postgres/db.js
 import { PgGatewayStore } from './store/postgres/gateway-repository.js';
 import { PgNotificationStore } from './store/postgres/notification-repository.js';
 import { PgNumberStore } from './store/postgres/number-repository.js';
+import { PgProfileStore } from './store/postgres/profile-repository.js';
 import { PgRecordingStore } from './store/postgres/recording-repository.js';
-import { DEFAULT_PROFILE_SID } from './store/profile-defaults.js';
 import { RedisAccountBus } from './store/redis/account-bus.js';
 import { connectRedis, connectSubscriber, type Redis } from './store/redis/client.js';
 import { RedisGatewayBus } from './store/redis/gateway-bus.js';
@@ -52,6 +53,7 @@ export interface RunningServer {
   };
   readonly notifier: Notifier;
   readonly recordings: RecordingService;
+  readonly profiles: ProfileResolver;
   /** Super Admin bootstrap outcome (a generated password is present only on first start without ADMIN_PASSWORD). */
   readonly bootstrap: { adminSid: string; generatedPassword?: string | undefined };
   close(): Promise<void>;
@@ -135,6 +137,8 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     const gatewayBus = new RedisGatewayBus(redis, sub, keys.gatewayChannel);
     await gatewayBus.start();
     const gateways = new PgGatewayStore(db, gatewayBus);
+    const profiles = new PgProfileStore(db);
+    const profileResolver = new ProfileResolver(profiles, accounts);
     // Spec §Account Status: closing an account deletes most of its resources.
     accounts.onClosed(async (accountSid) => {
       await numbers.deleteAllOf(accountSid);
@@ -161,7 +165,9 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       recordingService,
       recordingStorage,
       gateways,
-      effectiveProfileSid: async () => DEFAULT_PROFILE_SID,
+      profiles,
+      profileBodyLimit: config.http.profileBodyLimit,
+      effectiveProfileSid: (account) => profileResolver.effectiveProfileSid(account),
     });
     server.on('request', app.express);
     logger.info({ url, publicUrl }, 'switchboard listening');
@@ -178,6 +184,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       stores: { calls, applications, clients, numbers, gateways },
       notifier,
       recordings: recordingService,
+      profiles: profileResolver,
       bootstrap: { adminSid: boot.admin.sid, generatedPassword: boot.generatedPassword },
       close: async () => {
         if (closed) return;

@@ -24,6 +24,7 @@ import { formBody } from './params.js';
 
 const EMPTY_FORM = new Map<string, string[]>();
 
+import type { ProfileStore } from '../store/profile-store.js';
 import { RouteTable } from './router.js';
 import { accountRoutes } from './routes/accounts.js';
 import { applicationRoutes } from './routes/applications.js';
@@ -32,7 +33,9 @@ import { clientRoutes } from './routes/clients.js';
 import { gatewayRoutes } from './routes/gateways.js';
 import { incomingNumberRoutes } from './routes/incoming-numbers.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { profileRoutes } from './routes/profiles.js';
 import { recordingRoutes } from './routes/recordings.js';
+import { API_ROOT } from './uris.js';
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -50,6 +53,8 @@ export interface AppDeps {
   readonly recordingService: RecordingService;
   readonly recordingStorage: RecordingStorage;
   readonly gateways: GatewayStore;
+  readonly profiles: ProfileStore;
+  readonly profileBodyLimit: number;
   readonly effectiveProfileSid: (account: Account) => Promise<string>;
 }
 
@@ -72,6 +77,7 @@ export function createApp(deps: AppDeps): App {
   notificationRoutes(routes, deps);
   recordingRoutes(routes, deps);
   gatewayRoutes(routes, deps);
+  profileRoutes(routes, deps);
 
   // One front middleware: format from the path, then the body (only requests that carry one go
   // through the body reader), then the route table; no match → 404. Few Express layers on purpose:
@@ -79,7 +85,23 @@ export function createApp(deps: AppDeps): App {
   const formText = express.text({ type: 'application/x-www-form-urlencoded', limit: deps.bodyLimit });
   const route = (req: Request, res: Response, next: NextFunction) =>
     routes.dispatch(req, res, (err?: unknown) => (err ? next(err) : notFound(req, res, next)));
+  // The profile API is JSON only, with JSON documents up to 10 MB (spec §Limits).
+  const profileJson = express.json({
+    type: ['application/json', 'application/*+json'],
+    limit: deps.profileBodyLimit,
+  });
   app.use((req, res, next) => {
+    if (
+      req.url.startsWith(`${API_ROOT}/Profiles`) ||
+      req.url.startsWith(`${API_ROOT}/ExtensionsConfiguration`)
+    ) {
+      state(res).format = 'json';
+    }
+    if (req.url.startsWith(`${API_ROOT}/Profiles`)) {
+      state(res).form = EMPTY_FORM;
+      profileJson(req, res, (err?: unknown) => (err ? next(err) : route(req, res, next)));
+      return;
+    }
     negotiateFormat(req, res, () => {
       if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
         state(res).form = EMPTY_FORM;

@@ -1,0 +1,308 @@
+/**
+ * Profiles (spec §Endpoints › Profiles; JSON only) and the multi-provider extension configuration
+ * (§Endpoints › Multi-provider extension). Every status of the spec's Errors table for profiles.
+ */
+import type { Request, Response } from 'express';
+import type { AccountService } from '../../actors/account/account-service.js';
+import { AppError } from '../../errors.js';
+import { newSid, SidPrefix } from '../../ids.js';
+import { ConfigurationDataError, parseConfigurationData } from '../../profiles/multi-provider.js';
+import { MULTI_PROVIDER } from '../../profiles/resolution.js';
+import { kindFromContentType, SCHEMAS, schemaNameOf, validateProfile } from '../../profiles/schemas.js';
+import { type Account, Role } from '../../store/account-store.js';
+import { DEFAULT_PROFILE_SID } from '../../store/profile-defaults.js';
+import type { Extension, Profile, ProfileStore } from '../../store/profile-store.js';
+import { callerOf } from '../context.js';
+import { Params } from '../params.js';
+import { writeBody } from '../render.js';
+import type { RouteTable } from '../router.js';
+import { API_ROOT } from '../uris.js';
+
+export interface ProfileRouteDeps {
+  readonly profiles: ProfileStore;
+  readonly accounts: AccountService;
+  readonly publicUrl: string;
+}
+
+const json = (res: Response, body: unknown, status = 200) => {
+  res.statusCode = status;
+  writeBody(res, 'json', JSON.stringify(body));
+};
+
+export function profileRoutes(routes: RouteTable, deps: ProfileRouteDeps): void {
+  const base = `${API_ROOT}/Profiles`;
+  const schemaUrl = (p: Profile) => `${deps.publicUrl}${base}/schemas/${schemaNameOf(p.kind)}`;
+
+  const linkedTo = async (p: Profile, caller: Account) => {
+    const targets = await deps.profiles.linkedTargets(p.sid);
+    return targets.includes(caller.sid) || targets.includes(caller.organizationSid);
+  };
+
+  const canRead = async (caller: Account, p: Profile) =>
+    caller.isSuperAdmin ||
+    p.sid === DEFAULT_PROFILE_SID ||
+    (p.kind === 'subscriber' && p.ownerAccountSid === caller.sid) ||
+    (await linkedTo(p, caller));
+
+  /** 403 unless the caller may change the profile: Super Admin for platform profiles, the owning administrator for subscriber ones. */
+  const assertCanModify = async (caller: Account, p: Profile) => {
+    if (p.sid === DEFAULT_PROFILE_SID)
+      throw new AppError('Forbidden', 'The default profile cannot be modified or deleted');
+    if (caller.isSuperAdmin) return;
+    if (p.kind === 'platform')
+      throw new AppError('Forbidden', 'Only the Super Admin manages platform profiles');
+    const owner = p.ownerAccountSid ? await deps.accounts.get(p.ownerAccountSid) : null;
+    if (caller.role !== Role.Administrator || !owner || !(await deps.accounts.inScope(caller, owner))) {
+      throw new AppError('Forbidden', 'Only the account administrator manages this subscriber profile');
+    }
+  };
+
+  const find = async (req: Request) => {
+    const p = await deps.profiles.get(req.params.profileSid as string);
+    if (!p) throw new AppError('NotFound', `Profile ${req.params.profileSid} not found`);
+    return p;
+  };
+
+  const documentOf = (req: Request, kind: Profile['kind']) => {
+    const doc: unknown = req.body;
+    if (doc === undefined || typeof doc !== 'object' || doc === null) {
+      throw new AppError('InvalidParameter', 'The profile document must be a JSON object');
+    }
+    const problem = validateProfile(kind, doc);
+    if (problem)
+      throw new AppError(
+        'InvalidParameter',
+        `Profile does not comply with ${schemaNameOf(kind)}: ${problem}`,
+      );
+    return doc;
+  };
+
+  const kindOf = (req: Request) => {
+    const kind = kindFromContentType(req.headers['content-type']);
+    if (!kind) {
+      throw new AppError(
+        'InvalidParameter',
+        `Content-Type must be application/instance+json;schema=${deps.publicUrl}${base}/schemas/(rc-profile-schema.json|rc-subscriber-schema.json)`,
+      );
+    }
+    return kind;
+  };
+
+  /** LINK / UNLINK: exactly one Link header value with rel=related naming an account or organization URL. */
+  const linkTarget = async (req: Request): Promise<string> => {
+    const values = (req.headersDistinct.link ?? []).flatMap((v) => v.split(/,(?=\s*<)/));
+    if (values.length !== 1) throw new AppError('InvalidParameter', 'Exactly one Link header is required');
+    const m = /^\s*<([^>]+)>\s*;\s*rel="?([^";]+)"?\s*$/i.exec(values[0] as string);
+    if (!m || (m[2] as string).toLowerCase() !== 'related') {
+      throw new AppError('InvalidParameter', 'The Link header must be <url>;rel=related');
+    }
+    const t = /\/2012-04-24\/(Accounts|Organizations)\/([^/?.]+)(?:\.json)?\/?(?:\?.*)?$/.exec(
+      m[1] as string,
+    );
+    if (!t) throw new AppError('InvalidParameter', 'The Link URL must name an account or an organization');
+    const sid = decodeURIComponent(t[2] as string);
+    if (t[1] === 'Accounts') {
+      const account = await deps.accounts.resolve(sid);
+      if (!account) throw new AppError('NotFound', `Account ${sid} not found`);
+      return account.sid;
+    }
+    const org = await deps.accounts.getOrganization(sid);
+    if (!org) throw new AppError('NotFound', `Organization ${sid} not found`);
+    return org.sid;
+  };
+
+  const linkOrUnlink = async (req: Request, res: Response, op: 'LINK' | 'UNLINK') => {
+    const caller = callerOf(res);
+    const p = await find(req);
+    const target = await linkTarget(req);
+    if (!caller.isSuperAdmin) {
+      const account = target.startsWith('AC') ? await deps.accounts.get(target) : null;
+      const allowed =
+        p.kind === 'subscriber' &&
+        caller.role === Role.Administrator &&
+        account &&
+        (await deps.accounts.inScope(caller, account));
+      if (!allowed) throw new AppError('Forbidden', 'Not allowed to link this profile to that entity');
+    }
+    if (op === 'LINK') await deps.profiles.link(p.sid, target);
+    else if (!(await deps.profiles.unlink(p.sid, target))) {
+      throw new AppError('NotFound', `Profile ${p.sid} is not linked to ${target}`);
+    }
+    json(res, { sid: p.sid, link: target, operation: op });
+  };
+
+  routes.resource(base, {
+    GET: async (_req, res) => {
+      const caller = callerOf(res);
+      const all = await deps.profiles.list();
+      const visible = [];
+      for (const p of all) if (await canRead(caller, p)) visible.push(p);
+      json(
+        res,
+        visible.map((p) => ({
+          uri: `${base}/${p.sid}`,
+          sid: p.sid,
+          dateUpdated: p.dateUpdated.getTime(),
+          dateCreated: p.dateCreated.getTime(),
+        })),
+      );
+    },
+    POST: async (req, res) => {
+      const caller = callerOf(res);
+      const kind = kindOf(req);
+      if (kind === 'platform' && !caller.isSuperAdmin)
+        throw new AppError('Forbidden', 'Only the Super Admin creates platform profiles');
+      if (kind === 'subscriber' && caller.role !== Role.Administrator) {
+        throw new AppError('Forbidden', 'Only an account administrator creates subscriber profiles');
+      }
+      const document = documentOf(req, kind);
+      const at = new Date();
+      const p: Profile = {
+        sid: newSid(SidPrefix.Profile),
+        kind,
+        document,
+        ownerAccountSid: kind === 'subscriber' ? caller.sid : null,
+        dateCreated: at,
+        dateUpdated: at,
+      };
+      // Spec: the subscriber kind creates profiles linked only to the creating account.
+      await deps.profiles.insert(p, kind === 'subscriber' ? caller.sid : undefined);
+      res.setHeader('Location', `${deps.publicUrl}${base}/${p.sid}`);
+      json(res, document, 201);
+    },
+  });
+
+  routes.resource(`${base}/schemas/:schemaName`, {
+    GET: async (req, res) => {
+      const schema = SCHEMAS[`${String(req.params.schemaName).replace(/\.json$/, '')}.json`];
+      if (!schema) throw new AppError('NotFound', `No schema ${req.params.schemaName}`);
+      json(res, schema);
+    },
+  });
+
+  routes.resource(`${base}/:profileSid`, {
+    GET: async (req, res) => {
+      const p = await find(req);
+      if (!(await canRead(callerOf(res), p)))
+        throw new AppError('Forbidden', 'Not allowed to read this profile');
+      res.setHeader('Link', `<${schemaUrl(p)}>; rel="describedBy"`);
+      res.setHeader('Last-Modified', p.dateUpdated.toUTCString());
+      json(res, p.document);
+    },
+    PUT: async (req, res) => {
+      const override = String(req.headers['x-http-method-override'] ?? '').toUpperCase();
+      if (override === 'LINK' || override === 'UNLINK') return linkOrUnlink(req, res, override);
+      if (override !== '')
+        throw new AppError('InvalidParameter', 'X-HTTP-Method-Override must be LINK or UNLINK');
+      const p = await find(req);
+      await assertCanModify(callerOf(res), p);
+      const updated = await deps.profiles.update(p.sid, documentOf(req, p.kind));
+      json(res, updated?.document);
+    },
+    DELETE: async (req, res) => {
+      const p = await find(req);
+      await assertCanModify(callerOf(res), p);
+      await deps.profiles.delete(p.sid); // links go with it (ON DELETE CASCADE)
+      json(res, { sid: p.sid, deleted: true });
+    },
+  });
+
+  // ---------------------------------------------------------------- multi-provider extension
+
+  const extensionJson = (e: Extension) => ({
+    sid: e.sid,
+    extension_name: e.extensionName,
+    enabled: e.enabled,
+    account_sid: e.accountSid,
+    configuration_data: masked(e.configurationData),
+    date_created: e.dateCreated.toISOString(),
+    date_updated: e.dateUpdated.toISOString(),
+    uri: `${API_ROOT}/ExtensionsConfiguration.json/${e.sid}`,
+  });
+
+  const superAdmin = (res: Response) => {
+    if (!callerOf(res).isSuperAdmin)
+      throw new AppError('Forbidden', 'Only the Super Admin manages extension configurations');
+  };
+
+  const readParams = async (res: Response, requireAll: boolean) => {
+    const p = Params.body(res);
+    const name = p.get('ExtensionName');
+    if (name === undefined && requireAll) throw new AppError('MissingParameter', 'ExtensionName is required');
+    if (name !== undefined && name !== MULTI_PROVIDER)
+      throw new AppError('InvalidParameter', `ExtensionName must be ${MULTI_PROVIDER}`);
+    const data = p.get('ConfigurationData');
+    if (data === undefined && requireAll)
+      throw new AppError('MissingParameter', 'ConfigurationData is required');
+    let configurationData: Extension['configurationData'] | undefined;
+    try {
+      configurationData = data === undefined ? undefined : parseConfigurationData(data);
+    } catch (e) {
+      if (e instanceof ConfigurationDataError) throw new AppError('InvalidParameter', e.message);
+      throw e;
+    }
+    const accountParam = p.get('AccountSid');
+    if (accountParam === undefined && requireAll)
+      throw new AppError('MissingParameter', 'AccountSid is required');
+    let accountSid: string | undefined;
+    if (accountParam !== undefined) {
+      const account = await deps.accounts.resolve(accountParam);
+      if (!account) throw new AppError('NotFound', `Account ${accountParam} not found`);
+      accountSid = account.sid;
+    }
+    return { enabled: p.bool('Enabled'), configurationData, accountSid };
+  };
+
+  routes.resource(`${API_ROOT}/ExtensionsConfiguration`, {
+    POST: async (_req, res) => {
+      superAdmin(res);
+      const v = await readParams(res, true);
+      const at = new Date();
+      const e: Extension = {
+        sid: newSid(SidPrefix.Extension),
+        accountSid: v.accountSid as string,
+        extensionName: MULTI_PROVIDER,
+        enabled: v.enabled ?? true,
+        configurationData: v.configurationData as Extension['configurationData'],
+        dateCreated: at,
+        dateUpdated: at,
+      };
+      if (!(await deps.profiles.insertExtension(e))) {
+        throw new AppError(
+          'AlreadyExists',
+          `Account ${e.accountSid} already has a ${MULTI_PROVIDER} configuration; modify it`,
+        );
+      }
+      res.setHeader('Location', `${deps.publicUrl}${API_ROOT}/ExtensionsConfiguration.json/${e.sid}`);
+      json(res, extensionJson(e), 201);
+    },
+  });
+  routes.resource(`${API_ROOT}/ExtensionsConfiguration/:extensionSid`, {
+    GET: async (req, res) => {
+      superAdmin(res);
+      const e = await deps.profiles.getExtension(req.params.extensionSid as string);
+      if (!e) throw new AppError('NotFound', `Extension configuration ${req.params.extensionSid} not found`);
+      json(res, extensionJson(e));
+    },
+    POST: async (req, res) => {
+      superAdmin(res);
+      const v = await readParams(res, false);
+      const e = await deps.profiles.updateExtension(req.params.extensionSid as string, v);
+      if (!e) throw new AppError('NotFound', `Extension configuration ${req.params.extensionSid} not found`);
+      json(res, extensionJson(e));
+    },
+  });
+}
+
+/** Proxy passwords are never echoed back. */
+function masked(c: Extension['configurationData']): unknown {
+  const voice = c['outbound-voice'];
+  if (!voice) return c;
+  return {
+    ...c,
+    'outbound-voice': voice.map((v) => ({
+      ...v,
+      proxy: v.proxy.map((p) => (p.password === undefined ? p : { ...p, password: '********' })),
+    })),
+  };
+}

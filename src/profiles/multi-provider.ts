@@ -1,0 +1,108 @@
+/**
+ * Multi-provider configuration data (spec §Multi-provider extension configuration): parsed and
+ * validated once, used by the SIP (outbound-voice) and SMS (outbound-sms) paths.
+ */
+
+export interface ProxyHeader {
+  readonly headerName: string;
+  readonly key: string;
+  readonly value: string;
+}
+export interface OutboundProxy {
+  readonly uri: string;
+  readonly username?: string;
+  readonly password?: string;
+  readonly match?: string;
+  readonly headers?: readonly ProxyHeader[];
+}
+export interface MultiProviderConfig {
+  readonly 'outbound-sms'?: readonly [{ readonly destination_network_id: string | number }];
+  readonly 'outbound-voice'?: readonly [{ readonly proxy: readonly OutboundProxy[] }];
+}
+
+/** Thrown with the JSON path of the first problem. */
+export class ConfigurationDataError extends Error {
+  constructor(
+    readonly path: string,
+    problem: string,
+  ) {
+    super(`ConfigurationData${path}: ${problem}`);
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function str(o: Record<string, unknown>, key: string, path: string, required: boolean): void {
+  if (o[key] === undefined) {
+    if (required) throw new ConfigurationDataError(`${path}.${key}`, 'is required');
+    return;
+  }
+  if (typeof o[key] !== 'string' || o[key] === '')
+    throw new ConfigurationDataError(`${path}.${key}`, 'must be a non-empty string');
+}
+
+/** Validates an already-parsed value; returns it typed. */
+export function validateMultiProvider(value: unknown, path = ''): MultiProviderConfig {
+  if (!isObject(value)) throw new ConfigurationDataError(path, 'must be a JSON object');
+  for (const key of Object.keys(value)) {
+    if (key !== 'outbound-sms' && key !== 'outbound-voice')
+      throw new ConfigurationDataError(`${path}.${key}`, 'is not a known member');
+  }
+  const sms = value['outbound-sms'];
+  if (sms !== undefined) {
+    const p = `${path}.outbound-sms`;
+    if (!Array.isArray(sms) || sms.length !== 1 || !isObject(sms[0]))
+      throw new ConfigurationDataError(p, 'must be an array with a single object');
+    const id = sms[0].destination_network_id;
+    if (id === undefined) throw new ConfigurationDataError(`${p}[0].destination_network_id`, 'is required');
+    if (!(typeof id === 'number' ? Number.isInteger(id) : typeof id === 'string' && /^\d+$/.test(id))) {
+      throw new ConfigurationDataError(`${p}[0].destination_network_id`, 'must be an integer value');
+    }
+  }
+  const voice = value['outbound-voice'];
+  if (voice !== undefined) {
+    const p = `${path}.outbound-voice`;
+    if (!Array.isArray(voice) || voice.length !== 1 || !isObject(voice[0]))
+      throw new ConfigurationDataError(p, 'must be an array with a single object');
+    const proxies = voice[0].proxy;
+    if (!Array.isArray(proxies) || proxies.length === 0)
+      throw new ConfigurationDataError(`${p}[0].proxy`, 'must be a non-empty array');
+    proxies.forEach((proxy, i) => {
+      const pp = `${p}[0].proxy[${i}]`;
+      if (!isObject(proxy)) throw new ConfigurationDataError(pp, 'must be an object');
+      str(proxy, 'uri', pp, true);
+      str(proxy, 'username', pp, false);
+      str(proxy, 'password', pp, false);
+      str(proxy, 'match', pp, false);
+      if (typeof proxy.match === 'string') {
+        try {
+          new RegExp(proxy.match);
+        } catch {
+          throw new ConfigurationDataError(`${pp}.match`, 'is not a valid regular expression');
+        }
+      }
+      if (proxy.headers !== undefined) {
+        if (!Array.isArray(proxy.headers))
+          throw new ConfigurationDataError(`${pp}.headers`, 'must be an array');
+        proxy.headers.forEach((h, j) => {
+          const hp = `${pp}.headers[${j}]`;
+          if (!isObject(h)) throw new ConfigurationDataError(hp, 'must be an object');
+          for (const k of ['headerName', 'key', 'value']) str(h, k, hp, true);
+        });
+      }
+    });
+  }
+  return value as MultiProviderConfig;
+}
+
+/** Parses the ConfigurationData form parameter (a JSON string). */
+export function parseConfigurationData(text: string): MultiProviderConfig {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigurationDataError('', `is not valid JSON (${(e as Error).message})`);
+  }
+  return validateMultiProvider(value);
+}
