@@ -29,6 +29,17 @@ const NO_ANSWER = new Set([408, 480, 487]);
 
 const at = (e: CallEvent) => ('at' in e ? e.at : Date.now());
 
+/** Shared by `dialing` and `ringing`: how a final answer to our INVITE ends or continues the leg. */
+const ON_SIP_FAILED = [
+  { guard: 'isBusy', target: 'busy', actions: ['recordEnd', 'recordSipStatus'] },
+  { guard: 'isNoAnswer', target: 'noAnswer', actions: ['recordEnd', 'recordSipStatus'] },
+  { target: 'failed', actions: ['recordEnd', 'recordSipStatus'] },
+] as const;
+const ON_SIP_ANSWERED = {
+  target: 'inProgress',
+  actions: ['recordAnswer', { type: 'emitStatus', params: { status: S.InProgress } }],
+} as const;
+
 export const callMachine = setup({
   types: {
     context: {} as CallContext,
@@ -124,15 +135,8 @@ export const callMachine = setup({
       on: {
         'call.restored': { target: 'dialing', reenter: true },
         'sip.ringing': { target: 'ringing', actions: { type: 'emitStatus', params: { status: S.Ringing } } },
-        'sip.answered': {
-          target: 'inProgress',
-          actions: ['recordAnswer', { type: 'emitStatus', params: { status: S.InProgress } }],
-        },
-        'sip.failed': [
-          { guard: 'isBusy', target: 'busy', actions: ['recordEnd', 'recordSipStatus'] },
-          { guard: 'isNoAnswer', target: 'noAnswer', actions: ['recordEnd', 'recordSipStatus'] },
-          { target: 'failed', actions: ['recordEnd', 'recordSipStatus'] },
-        ],
+        'sip.answered': ON_SIP_ANSWERED,
+        'sip.failed': ON_SIP_FAILED,
         'http.cancel': { target: 'canceled', actions: ['recordEnd', 'cancelInvite'] },
         'http.complete': { target: 'canceled', actions: ['recordEnd', 'cancelInvite'] },
       },
@@ -148,15 +152,8 @@ export const callMachine = setup({
       },
       on: {
         'call.restored': { target: 'ringing', reenter: true },
-        'sip.answered': {
-          target: 'inProgress',
-          actions: ['recordAnswer', { type: 'emitStatus', params: { status: S.InProgress } }],
-        },
-        'sip.failed': [
-          { guard: 'isBusy', target: 'busy', actions: ['recordEnd', 'recordSipStatus'] },
-          { guard: 'isNoAnswer', target: 'noAnswer', actions: ['recordEnd', 'recordSipStatus'] },
-          { target: 'failed', actions: ['recordEnd', 'recordSipStatus'] },
-        ],
+        'sip.answered': ON_SIP_ANSWERED,
+        'sip.failed': ON_SIP_FAILED,
         // Inbound: the caller gave up (CANCEL; the SIP layer answers 487) or the app decides.
         'sip.cancel': { target: 'canceled', actions: 'recordEnd' },
         'app.answer': {

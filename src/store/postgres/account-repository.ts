@@ -2,6 +2,7 @@
 import { AppError } from '../../errors.js';
 import type { Account, AccountPatch, AccountStore, Organization } from '../account-store.js';
 import { type Db, sql } from './db.js';
+import { updateSet } from './sql-helpers.js';
 
 type Row = Record<string, unknown>;
 
@@ -92,12 +93,8 @@ export class PgAccountStore implements AccountStore {
     return this.db.tx(async (tx) => {
       const out: Account[] = [];
       for (const { sid, patch } of patches) {
-        const sets = Object.entries(patch)
-          .filter(([, v]) => v !== undefined)
-          .map(([k, v]) => sql`${sql.ident(COLUMNS[k as keyof AccountPatch])} = ${v}`);
-        sets.push(sql`date_updated = now()`);
         const [row] = await tx.query(
-          sql`UPDATE accounts SET ${sql.join(sets, sql`, `)} WHERE sid = ${sid} RETURNING *`,
+          sql`UPDATE accounts SET ${updateSet(patch, COLUMNS)} WHERE sid = ${sid} RETURNING *`,
         );
         if (row) out.push(toAccount(row));
       }

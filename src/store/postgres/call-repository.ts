@@ -1,6 +1,7 @@
 /** Postgres implementation of the CallStore port. */
 import type { CallFilter, CallRecord, CallStore, CallUpdate } from '../call-store.js';
 import { type Db, sql } from './db.js';
+import { updateSet } from './sql-helpers.js';
 
 type Row = Record<string, unknown>;
 
@@ -54,12 +55,8 @@ export class PgCallStore implements CallStore {
   }
 
   async update(sid: string, patch: CallUpdate): Promise<CallRecord | null> {
-    const sets = Object.entries(patch)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => sql`${sql.ident(COLUMNS[k as keyof CallUpdate])} = ${v}`);
-    sets.push(sql`date_updated = now()`);
     const [row] = await this.db.query(
-      sql`UPDATE calls SET ${sql.join(sets, sql`, `)} WHERE sid = ${sid} RETURNING *`,
+      sql`UPDATE calls SET ${updateSet(patch, COLUMNS)} WHERE sid = ${sid} RETURNING *`,
     );
     return row ? toCall(row) : null;
   }
