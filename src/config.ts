@@ -27,6 +27,8 @@ export interface Config {
   readonly admin: { readonly email: string; readonly password: string | undefined };
   readonly organization: { readonly defaultDomain: string };
   readonly sip: {
+    /** SIP_ENABLED=false runs the REST API alone (no SIP listeners). */
+    readonly enabled: boolean;
     readonly host: string;
     readonly port: number;
     /** Address advertised in Via, Contact and SDP. */
@@ -37,6 +39,11 @@ export interface Config {
     readonly wsPort: number | null;
     /** Optional list of IPs/CIDRs allowed to send INVITEs to hosted numbers (empty = any). */
     readonly trustedSources: readonly string[];
+    /** Registrar: shortest and longest binding expiry granted, seconds (RFC 3261 §10.3). */
+    readonly registrarMinExpires: number;
+    readonly registrarMaxExpires: number;
+    /** Platform default outbound proxy for PSTN numbers when an account has no multi-provider proxy. */
+    readonly outboundProxy: string | null;
   };
   readonly media: {
     readonly rtpHost: string;
@@ -134,6 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     organization: { defaultDomain: str(env, 'DEFAULT_ORGANIZATION_DOMAIN', 'default.switchboard.local') },
     sip: {
+      enabled: bool(env, 'SIP_ENABLED', true),
       host: sipHost,
       port: int(env, 'SIP_PORT', 5080, 0, 65535),
       publicAddress: str(env, 'SIP_PUBLIC_ADDRESS', sipHost),
@@ -141,6 +149,9 @@ export function loadConfig(env: Env = process.env): Config {
       tcp: bool(env, 'SIP_TCP', true),
       wsPort: wsPort === undefined ? null : int(env, 'SIP_WS_PORT', 0, 0, 65535),
       trustedSources: list(env, 'SIP_TRUSTED_SOURCES'),
+      registrarMinExpires: int(env, 'SIP_REGISTRAR_MIN_EXPIRES', 60, 1, 86_400),
+      registrarMaxExpires: int(env, 'SIP_REGISTRAR_MAX_EXPIRES', 7_200, 1, 604_800),
+      outboundProxy: optional(env, 'SIP_OUTBOUND_PROXY') ?? null,
     },
     media: {
       rtpHost: str(env, 'RTP_HOST', sipHost),

@@ -14,6 +14,7 @@ import { LocalPoolProvider } from './numbers/provider.js';
 import { ProfileResolver } from './profiles/resolution.js';
 import { RecordingService } from './recordings/recording-service.js';
 import { LocalRecordingStorage } from './recordings/storage.js';
+import { SipService } from './sip/service.js';
 import type { ApplicationStore } from './store/application-store.js';
 import type { CallStore } from './store/call-store.js';
 import type { ClientStore } from './store/client-store.js';
@@ -33,6 +34,7 @@ import { RedisAccountBus } from './store/redis/account-bus.js';
 import { connectRedis, connectSubscriber, type Redis } from './store/redis/client.js';
 import { RedisGatewayBus } from './store/redis/gateway-bus.js';
 import { redisKeys } from './store/redis/keys.js';
+import { RedisRegistrationStore } from './store/redis/registration-store.js';
 import { RedisSnapshotStore } from './store/redis/snapshot-store.js';
 
 export interface RunningServer {
@@ -54,6 +56,8 @@ export interface RunningServer {
   readonly notifier: Notifier;
   readonly recordings: RecordingService;
   readonly profiles: ProfileResolver;
+  /** The SIP service (registrar, call legs), or null with SIP_ENABLED=false. */
+  readonly sip: SipService | null;
   /** Super Admin bootstrap outcome (a generated password is present only on first start without ADMIN_PASSWORD). */
   readonly bootstrap: { adminSid: string; generatedPassword?: string | undefined };
   close(): Promise<void>;
@@ -171,6 +175,24 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     });
     server.on('request', app.express);
     logger.info({ url, publicUrl }, 'switchboard listening');
+
+    let sip: SipService | null = null;
+    if (config.sip.enabled) {
+      sip = new SipService(
+        {
+          ...config.sip,
+          defaultDomain: config.organization.defaultDomain,
+          minExpires: config.sip.registrarMinExpires,
+          maxExpires: config.sip.registrarMaxExpires,
+          isClientDomain: async (domain) => (await accounts.getOrganization(domain)) !== null,
+        },
+        { registrations: new RedisRegistrationStore(redis, keys), clients },
+        logger.child({ component: 'sip' }),
+      );
+      const sipService = sip;
+      closers.push(() => sipService.close());
+      await sip.start();
+    }
     let closed = false;
     return {
       config,
@@ -185,6 +207,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       notifier,
       recordings: recordingService,
       profiles: profileResolver,
+      sip,
       bootstrap: { adminSid: boot.admin.sid, generatedPassword: boot.generatedPassword },
       close: async () => {
         if (closed) return;

@@ -87,6 +87,9 @@ export async function startTestServer(
     ADMIN_EMAIL,
     ADMIN_PASSWORD,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Ephemeral SIP ports so test files can run in parallel.
+    SIP_HOST: '127.0.0.1',
+    SIP_PORT: '0',
     ...opts.env,
   });
   const server = await startServer(config, { logger: createLogger(config.logLevel) });

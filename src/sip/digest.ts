@@ -1,0 +1,164 @@
+/**
+ * HTTP Digest for SIP (RFC 3261 §22.4, RFC 2617 with qop=auth, MD5). Server side: challenges with
+ * nonces kept by a NonceStore (Redis, so any node can verify them), and verification against the
+ * HA1 the clients table stores. Client side: the Authorization for a gateway's REGISTER or a
+ * proxy's 401/407. The `sip` package's digest keeps nonces in process memory and misspells
+ * `algorithm`, so this is ours.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { StackAuth } from 'sip';
+
+export const md5 = (s: string): string => createHash('md5').update(s, 'latin1').digest('hex');
+export const digestHa1 = (user: string, realm: string, password: string): string =>
+  md5(`${user}:${realm}:${password}`);
+
+/** Nonces issued by any node, valid for a time to live. */
+export interface NonceStore {
+  issue(nonce: string, ttlSeconds: number): Promise<void>;
+  /** True when the nonce was issued and has not expired. */
+  isValid(nonce: string): Promise<boolean>;
+}
+
+const unquote = (v: string | undefined): string | undefined =>
+  v === undefined
+    ? undefined
+    : v.startsWith('"') && v.endsWith('"')
+      ? v.slice(1, -1).replace(/\\(.)/g, '$1')
+      : v;
+const quote = (v: string): string => `"${v.replace(/(["\\])/g, '\\$1')}"`;
+
+export interface DigestCredentials {
+  readonly username: string;
+  readonly realm: string;
+  readonly nonce: string;
+  readonly uri: string;
+  readonly response: string;
+  readonly qop?: string;
+  readonly nc?: string;
+  readonly cnonce?: string;
+  readonly algorithm?: string;
+}
+
+/** The Digest credentials in an Authorization/Proxy-Authorization header (parsed by the stack). */
+export function readCredentials(auth: StackAuth | undefined): DigestCredentials | null {
+  if (!auth || auth.scheme?.toLowerCase() !== 'digest') return null;
+  const get = (k: string) => unquote(auth[k]);
+  const username = get('username');
+  const realm = get('realm');
+  const nonce = get('nonce');
+  const uri = get('uri');
+  const response = get('response');
+  if (!username || realm === undefined || !nonce || !uri || !response) return null;
+  const qop = get('qop');
+  const nc = get('nc');
+  const cnonce = get('cnonce');
+  const algorithm = get('algorithm');
+  return {
+    username,
+    realm,
+    nonce,
+    uri,
+    response,
+    ...(qop !== undefined ? { qop } : {}),
+    ...(nc !== undefined ? { nc } : {}),
+    ...(cnonce !== undefined ? { cnonce } : {}),
+    ...(algorithm !== undefined ? { algorithm } : {}),
+  };
+}
+
+/** The response value a client with `ha1` must send for `method`. */
+export function expectedResponse(
+  ha1: string,
+  method: string,
+  c: Omit<DigestCredentials, 'response'>,
+): string {
+  const ha2 = md5(`${method}:${c.uri}`);
+  return c.qop
+    ? md5(`${ha1}:${c.nonce}:${c.nc ?? ''}:${c.cnonce ?? ''}:${c.qop}:${ha2}`)
+    : md5(`${ha1}:${c.nonce}:${ha2}`);
+}
+
+/** Constant-time check of the client's response. */
+export function responseMatches(ha1: string, method: string, c: DigestCredentials): boolean {
+  if (c.algorithm && c.algorithm.toUpperCase() !== 'MD5') return false;
+  if (c.qop && c.qop !== 'auth') return false;
+  const a = Buffer.from(expectedResponse(ha1, method, c));
+  const b = Buffer.from(c.response.toLowerCase());
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export const newNonce = (): string => randomBytes(16).toString('hex');
+
+/** A WWW-Authenticate (or Proxy-Authenticate) value for a fresh challenge. */
+export function challengeHeader(realm: string, nonce: string, stale = false): StackAuth {
+  return {
+    scheme: 'Digest',
+    realm: quote(realm),
+    nonce: quote(nonce),
+    algorithm: 'MD5',
+    qop: '"auth"',
+    ...(stale ? { stale: 'true' } : {}),
+  };
+}
+
+/** A challenge received in a 401/407 (WWW-/Proxy-Authenticate), read as plain values. */
+export interface Challenge {
+  readonly realm: string;
+  readonly nonce: string;
+  readonly opaque?: string;
+  readonly qop?: string;
+  readonly algorithm?: string;
+  readonly stale: boolean;
+}
+
+export function readChallenge(auth: StackAuth | undefined): Challenge | null {
+  if (!auth || auth.scheme?.toLowerCase() !== 'digest') return null;
+  const realm = unquote(auth.realm);
+  const nonce = unquote(auth.nonce);
+  if (realm === undefined || !nonce) return null;
+  const opaque = unquote(auth.opaque);
+  const qops = unquote(auth.qop)
+    ?.split(',')
+    .map((q) => q.trim());
+  const algorithm = unquote(auth.algorithm);
+  return {
+    realm,
+    nonce,
+    ...(opaque !== undefined ? { opaque } : {}),
+    ...(qops?.includes('auth') ? { qop: 'auth' } : {}),
+    ...(algorithm !== undefined ? { algorithm } : {}),
+    stale: unquote(auth.stale)?.toLowerCase() === 'true',
+  };
+}
+
+/**
+ * The Authorization value answering `challenge` for `method uri` (client side, RFC 2617 §3.2.2).
+ * Null when the challenge asks for something we do not do (an algorithm other than MD5).
+ */
+export function authorize(
+  challenge: Challenge,
+  creds: { readonly username: string; readonly password: string },
+  method: string,
+  uri: string,
+  nc = 1,
+): StackAuth | null {
+  if (challenge.algorithm && challenge.algorithm.toUpperCase() !== 'MD5') return null;
+  const ha1 = digestHa1(creds.username, challenge.realm, creds.password);
+  const cnonce = randomBytes(8).toString('hex');
+  const ncText = nc.toString(16).padStart(8, '0');
+  const base = { username: creds.username, realm: challenge.realm, nonce: challenge.nonce, uri };
+  const response = challenge.qop
+    ? expectedResponse(ha1, method, { ...base, qop: 'auth', nc: ncText, cnonce })
+    : expectedResponse(ha1, method, base);
+  return {
+    scheme: 'Digest',
+    username: quote(creds.username),
+    realm: quote(challenge.realm),
+    nonce: quote(challenge.nonce),
+    uri: quote(uri),
+    response: quote(response),
+    algorithm: 'MD5',
+    ...(challenge.qop ? { qop: 'auth', nc: ncText, cnonce: quote(cnonce) } : {}),
+    ...(challenge.opaque !== undefined ? { opaque: quote(challenge.opaque) } : {}),
+  };
+}

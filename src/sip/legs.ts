@@ -1,0 +1,643 @@
+/**
+ * Call legs: the SipPort implementation. Each leg is one dialog, UAC (placeCall) or UAS (an
+ * inbound INVITE), held here by leg id with its live handles; its dialog is plain data the owner
+ * may persist. Implements the UA core duties the `sip` package leaves out (RFC 3261 §12-§15):
+ * To-tags, 100 Trying, 2xx retransmission until ACK and BYE after 64·T1 without one, the ACK for
+ * 2xx, CANCEL → 487, BYE either way, re-INVITE, INFO and MESSAGE, one digest retry on 401/407.
+ */
+import type { Logger } from 'pino';
+import type { StackNameAddr } from 'sip';
+import { newSid, SidPrefix } from '../ids.js';
+import { acceptRemoteCseq, ackFor2xx, type Dialog, nextRequest, uacDialog, uasDialog } from './dialog.js';
+import { authorize, readChallenge } from './digest.js';
+import {
+  cloneMessage,
+  headerText,
+  newCallId,
+  newTag,
+  type SipRequest,
+  type SipResponse,
+  tagOf,
+  uriOf,
+} from './message.js';
+import {
+  type InboundInvite,
+  type OutboundMessage,
+  type Party,
+  type PlaceCall,
+  type SipEvent,
+  type SipPort,
+  TERMINAL_SIP_EVENTS,
+} from './port.js';
+import type { ClientRequest, SipStack } from './stack.js';
+import { retransmitInterval, SipTimers } from './timers.js';
+import type { Flow } from './transport.js';
+
+type LegState = 'calling' | 'early' | 'answered' | 'confirmed' | 'ended';
+
+interface Leg {
+  readonly id: string;
+  readonly role: 'uac' | 'uas';
+  state: LegState;
+  dialog: Dialog | null;
+  /** A terminal event was emitted. */
+  terminal: boolean;
+  /** Ended by us before it was answered: a late 2xx gets ACK + BYE. */
+  abandoned: boolean;
+  readonly localTag: string;
+  readonly callId: string;
+  localSdp: string | null;
+  readonly flow: Flow | null;
+  readonly timers: Set<NodeJS.Timeout>;
+  // UAS
+  invite?: SipRequest;
+  ok?: SipResponse;
+  byeAfterAck?: boolean;
+  // UAC
+  client?: ClientRequest;
+  call?: PlaceCall;
+  ack?: SipRequest;
+  authTried?: boolean;
+}
+
+/** Generic headers of an INVITE that callers may read (lower-case names → text). */
+const STRUCTURED = new Set([
+  'via',
+  'to',
+  'from',
+  'call-id',
+  'cseq',
+  'contact',
+  'route',
+  'record-route',
+  'content-length',
+]);
+
+export type InviteHandler = (invite: InboundInvite) => void;
+export type InboundRequestFilter = (
+  rq: SipRequest,
+  flow: Flow,
+) => Promise<InboundInvite['client'] | false | undefined>;
+
+export class SipLegs implements SipPort {
+  private readonly legs = new Map<string, Leg>();
+  /** `callId|localTag` → leg id (in-dialog requests carry our tag in To). */
+  private readonly byDialog = new Map<string, string>();
+  /** `callId|branch` of inbound INVITEs → leg id (for CANCEL). */
+  private readonly byInvite = new Map<string, string>();
+  private readonly listeners = new Set<(e: SipEvent) => void>();
+  private inviteHandler: InviteHandler | null = null;
+  private messageHandler:
+    | ((m: {
+        from: Party;
+        to: Party;
+        requestUri: string;
+        contentType: string;
+        body: string;
+        source: Flow;
+      }) => Promise<number>)
+    | null = null;
+
+  constructor(
+    private readonly stack: SipStack,
+    private readonly log: Logger,
+  ) {}
+
+  /** Subscribes to leg events; returns an unsubscribe function. */
+  onEvent(listener: (e: SipEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The one handler for new inbound legs (the call layer). Without one, INVITEs get 480. */
+  onInvite(handler: InviteHandler): void {
+    this.inviteHandler = handler;
+  }
+
+  /** Handler for MESSAGE outside a dialog; returns the status to answer. Without one: 404. */
+  onMessage(handler: NonNullable<SipLegs['messageHandler']>): void {
+    this.messageHandler = handler;
+  }
+
+  get size(): number {
+    return this.legs.size;
+  }
+
+  private emit(leg: Leg, event: SipEvent): void {
+    if (leg.terminal) return;
+    if (TERMINAL_SIP_EVENTS.has(event.type)) {
+      leg.terminal = true;
+      this.retire(leg);
+    }
+    for (const l of this.listeners) {
+      try {
+        l(event);
+      } catch (err) {
+        this.log.error({ err, event: event.type }, 'sip event listener failed');
+      }
+    }
+  }
+
+  /** Keeps an ended leg long enough to absorb retransmissions and late answers, then forgets it. */
+  private retire(leg: Leg): void {
+    leg.state = 'ended';
+    const t = setTimeout(() => this.forget(leg), SipTimers.TIMER_B);
+    t.unref();
+    leg.timers.add(t);
+  }
+
+  private forget(leg: Leg): void {
+    for (const t of leg.timers) clearTimeout(t);
+    leg.timers.clear();
+    this.legs.delete(leg.id);
+    this.byDialog.delete(`${leg.callId}|${leg.localTag}`);
+    const branch = leg.invite?.headers.via[0]?.params.branch;
+    if (branch) this.byInvite.delete(`${leg.callId}|${branch}`);
+  }
+
+  private timer(leg: Leg, ms: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      leg.timers.delete(t);
+      fn();
+    }, ms);
+    leg.timers.add(t);
+  }
+
+  private contactFor(legId: string, flow: Flow | null, requestUri?: string): string {
+    const transport = flow?.protocol ?? (/;transport=tcp/i.test(requestUri ?? '') ? 'TCP' : 'UDP');
+    const suffix = transport === 'UDP' ? '' : `;transport=${transport.toLowerCase()}`;
+    return `sip:${legId}@${this.stack.host}:${this.stack.port}${suffix}`;
+  }
+
+  dialogOf(legId: string): Dialog | null {
+    return this.legs.get(legId)?.dialog ?? null;
+  }
+
+  // ---- UAC ------------------------------------------------------------------------------------
+
+  placeCall(legId: string, call: PlaceCall): void {
+    const leg: Leg = {
+      id: legId,
+      role: 'uac',
+      state: 'calling',
+      dialog: null,
+      terminal: false,
+      abandoned: false,
+      localTag: newTag(),
+      callId: newCallId(this.stack.host),
+      localSdp: call.sdp ?? null,
+      flow: call.flow ?? null,
+      timers: new Set(),
+      call,
+    };
+    this.legs.set(legId, leg);
+    this.byDialog.set(`${leg.callId}|${leg.localTag}`, legId);
+    const contact = this.contactFor(legId, leg.flow, call.requestUri);
+    const rq: SipRequest = {
+      method: 'INVITE',
+      uri: call.requestUri,
+      version: '2.0',
+      headers: {
+        via: [],
+        to: nameAddr(call.to, {}),
+        from: nameAddr(call.from, { tag: leg.localTag }),
+        'call-id': leg.callId,
+        cseq: { seq: 1, method: 'INVITE' },
+        'max-forwards': 70,
+        contact: [{ uri: contact, params: {} }],
+        ...(call.route?.length ? { route: call.route.map((uri) => ({ uri, params: {} })) } : {}),
+        ...lowerKeys(call.headers),
+        ...(call.sdp !== undefined ? { 'content-type': 'application/sdp' } : {}),
+      },
+      ...(call.sdp !== undefined ? { content: call.sdp } : {}),
+    };
+    this.sendInvite(leg, rq, contact);
+  }
+
+  private sendInvite(leg: Leg, rq: SipRequest, contact: string): void {
+    leg.client = this.stack.send(
+      rq,
+      (rs) => this.onInviteResponse(leg, rs, contact),
+      leg.flow ? { flow: leg.flow } : {},
+    );
+  }
+
+  private onInviteResponse(leg: Leg, rs: SipResponse, contact: string): void {
+    const sent = leg.client?.sent;
+    if (!sent) return;
+    if (rs.status >= 200 && rs.status < 300) {
+      if (leg.ack) {
+        // A retransmitted 2xx: the ACK got lost (§13.2.2.4).
+        this.stack.sendStateless(leg.ack, leg.flow ? { flow: leg.flow } : {});
+        return;
+      }
+      const dialog = uacDialog(sent, rs, contact, leg.flow) ?? fallbackDialog(sent, rs, contact, leg.flow);
+      leg.dialog = dialog;
+      leg.ack = ackFor2xx(dialog, sent.headers.cseq.seq);
+      this.stack.sendStateless(leg.ack, leg.flow ? { flow: leg.flow } : {});
+      if (leg.abandoned || leg.terminal) {
+        this.sendBye(leg);
+        return;
+      }
+      leg.state = 'confirmed';
+      this.emit(leg, { type: 'sip.answered', legId: leg.id, sdp: rs.content || null, dialog });
+      return;
+    }
+    if (leg.abandoned || leg.terminal) return;
+    if (rs.status < 200) {
+      if (rs.status === 100) return;
+      leg.state = 'early';
+      this.emit(leg, { type: 'sip.ringing', legId: leg.id, status: rs.status, sdp: rs.content || null });
+      return;
+    }
+    if ((rs.status === 401 || rs.status === 407) && leg.call?.credentials && !leg.authTried) {
+      const challenge = readChallenge(
+        (rs.status === 401 ? rs.headers['www-authenticate'] : rs.headers['proxy-authenticate'])?.[0],
+      );
+      const auth = challenge && authorize(challenge, leg.call.credentials, 'INVITE', sent.uri);
+      if (auth) {
+        leg.authTried = true;
+        const retry = cloneMessage(sent);
+        retry.headers.via = [];
+        retry.headers.cseq = { seq: sent.headers.cseq.seq + 1, method: 'INVITE' };
+        retry.headers[rs.status === 401 ? 'authorization' : 'proxy-authorization'] = [auth];
+        this.sendInvite(leg, retry, contact);
+        return;
+      }
+    }
+    this.emit(leg, { type: 'sip.failed', legId: leg.id, status: rs.status, reason: rs.reason || '' });
+  }
+
+  cancel(legId: string): void {
+    const leg = this.legs.get(legId);
+    if (!leg || leg.terminal) return;
+    if (leg.role !== 'uac' || leg.state === 'confirmed') {
+      this.hangUp(legId);
+      return;
+    }
+    leg.abandoned = true;
+    leg.client?.cancel();
+    this.emit(leg, { type: 'sip.ended', legId, cause: 'canceled' });
+  }
+
+  // ---- UAS ------------------------------------------------------------------------------------
+
+  /** A dialog-creating INVITE from the dispatcher (no To-tag). */
+  acceptInvite(rq: SipRequest, flow: Flow, client?: InboundInvite['client']): void {
+    const legId = newSid(SidPrefix.Call);
+    const leg: Leg = {
+      id: legId,
+      role: 'uas',
+      state: 'calling',
+      dialog: null,
+      terminal: false,
+      abandoned: false,
+      localTag: newTag(),
+      callId: rq.headers['call-id'],
+      localSdp: null,
+      flow: flow.protocol === 'UDP' ? null : flow,
+      timers: new Set(),
+      invite: rq,
+    };
+    this.legs.set(legId, leg);
+    this.byDialog.set(`${leg.callId}|${leg.localTag}`, legId);
+    const branch = rq.headers.via[0]?.params.branch;
+    if (branch) this.byInvite.set(`${leg.callId}|${branch}`, legId);
+    this.stack.respond(rq, 100);
+    if (!this.inviteHandler) {
+      this.reject(legId, 480);
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(rq.headers))
+      if (!STRUCTURED.has(k) && typeof v === 'string') headers[k] = v;
+    const invite: InboundInvite = {
+      legId,
+      requestUri: rq.uri,
+      from: party(rq.headers.from),
+      to: party(rq.headers.to),
+      callId: leg.callId,
+      headers,
+      sdp: rq.content || null,
+      source: flow,
+      ...(client ? { client } : {}),
+    };
+    try {
+      this.inviteHandler(invite);
+    } catch (err) {
+      this.log.error({ err }, 'invite handler failed');
+      this.reject(legId, 500);
+    }
+  }
+
+  sendProvisional(legId: string, status: 180 | 183, sdp?: string): void {
+    const leg = this.legs.get(legId);
+    if (!leg?.invite || leg.terminal || leg.state === 'answered' || leg.state === 'confirmed') return;
+    leg.state = 'early';
+    const contact = this.contactFor(legId, leg.flow);
+    this.stack.respond(leg.invite, status, {
+      toTag: leg.localTag,
+      headers: {
+        contact: [{ uri: contact, params: {} }],
+        ...(sdp ? { 'content-type': 'application/sdp' } : {}),
+      },
+      ...(sdp ? { content: sdp } : {}),
+    });
+  }
+
+  answer(legId: string, sdp: string): void {
+    const leg = this.legs.get(legId);
+    if (!leg?.invite || leg.terminal || leg.state === 'answered' || leg.state === 'confirmed') return;
+    const contact = this.contactFor(legId, leg.flow);
+    leg.localSdp = sdp;
+    leg.ok = this.stack.respond(leg.invite, 200, {
+      toTag: leg.localTag,
+      headers: { contact: [{ uri: contact, params: {} }], 'content-type': 'application/sdp' },
+      content: sdp,
+    });
+    leg.dialog = uasDialog(leg.invite, leg.localTag, contact, leg.flow);
+    leg.state = 'answered';
+    const deadline = Date.now() + SipTimers.ACK_WAIT;
+    const retransmit = (n: number) => {
+      this.timer(leg, retransmitInterval(n), () => {
+        if (leg.state !== 'answered' || !leg.ok) return;
+        if (Date.now() >= deadline) {
+          this.ackTimeout(leg);
+          return;
+        }
+        this.stack.sendResponse(leg.ok);
+        retransmit(n + 1);
+      });
+    };
+    retransmit(0);
+    this.timer(leg, SipTimers.ACK_WAIT, () => {
+      if (leg.state === 'answered') this.ackTimeout(leg);
+    });
+  }
+
+  private ackTimeout(leg: Leg): void {
+    leg.state = 'confirmed';
+    this.log.warn({ legId: leg.id }, 'no ACK for 2xx within 64*T1: sending BYE');
+    this.sendBye(leg);
+    this.emit(leg, { type: 'sip.ended', legId: leg.id, cause: 'ack-timeout' });
+  }
+
+  reject(legId: string, status: number, reason?: string): void {
+    const leg = this.legs.get(legId);
+    if (!leg?.invite || leg.terminal || leg.state === 'answered' || leg.state === 'confirmed') return;
+    const code = status >= 300 && status <= 699 ? status : 500;
+    this.stack.respond(leg.invite, code, { toTag: leg.localTag, ...(reason ? { reason } : {}) });
+    this.emit(leg, { type: 'sip.ended', legId, cause: 'rejected' });
+  }
+
+  // ---- both -----------------------------------------------------------------------------------
+
+  hangUp(legId: string): void {
+    const leg = this.legs.get(legId);
+    if (!leg || leg.terminal) return;
+    if (leg.role === 'uac' && leg.state !== 'confirmed') {
+      leg.abandoned = true;
+      leg.client?.cancel();
+    } else if (leg.role === 'uas' && (leg.state === 'calling' || leg.state === 'early') && leg.invite) {
+      this.stack.respond(leg.invite, 480, { toTag: leg.localTag });
+    } else if (leg.state === 'answered') {
+      // §15: no BYE before the ACK arrives (or the wait for it ends).
+      leg.byeAfterAck = true;
+    } else {
+      this.sendBye(leg);
+    }
+    this.emit(leg, { type: 'sip.ended', legId, cause: 'hangup' });
+  }
+
+  private sendBye(leg: Leg): void {
+    if (!leg.dialog) return;
+    const { dialog, request } = nextRequest(leg.dialog, 'BYE');
+    leg.dialog = dialog;
+    this.stack.send(request, () => {}, dialog.flow ? { flow: dialog.flow } : {});
+  }
+
+  reInvite(legId: string, sdp: string): void {
+    const leg = this.legs.get(legId);
+    if (!leg?.dialog || leg.terminal || leg.state !== 'confirmed') {
+      const status = leg ? 491 : 481;
+      this.emitTo(legId, { type: 'sip.reinviteResult', legId, status, sdp: null });
+      return;
+    }
+    const { dialog, request } = nextRequest(leg.dialog, 'INVITE', { content: sdp });
+    leg.dialog = dialog;
+    leg.localSdp = sdp;
+    let acked = false;
+    this.stack.send(
+      request,
+      (rs) => {
+        if (rs.status < 200) return;
+        if (rs.status < 300) {
+          this.stack.sendStateless(
+            ackFor2xx(dialog, request.headers.cseq.seq),
+            dialog.flow ? { flow: dialog.flow } : {},
+          );
+          if (acked) return;
+          acked = true;
+        }
+        this.emitTo(legId, { type: 'sip.reinviteResult', legId, status: rs.status, sdp: rs.content || null });
+      },
+      dialog.flow ? { flow: dialog.flow } : {},
+    );
+  }
+
+  sendInfo(legId: string, contentType: string, body: string): void {
+    const leg = this.legs.get(legId);
+    if (!leg?.dialog || leg.terminal) return;
+    const { dialog, request } = nextRequest(leg.dialog, 'INFO', { content: body, contentType });
+    leg.dialog = dialog;
+    this.stack.send(request, () => {}, dialog.flow ? { flow: dialog.flow } : {});
+  }
+
+  sendMessage(message: OutboundMessage): void {
+    const send = (rq: SipRequest, retried: boolean) => {
+      this.stack.send(
+        rq,
+        (rs) => {
+          if (rs.status < 200) return;
+          if ((rs.status === 401 || rs.status === 407) && message.credentials && !retried) {
+            const challenge = readChallenge(
+              (rs.status === 401 ? rs.headers['www-authenticate'] : rs.headers['proxy-authenticate'])?.[0],
+            );
+            const auth = challenge && authorize(challenge, message.credentials, 'MESSAGE', rq.uri);
+            if (auth) {
+              const retry = cloneMessage(rq);
+              retry.headers.cseq = { seq: rq.headers.cseq.seq + 1, method: 'MESSAGE' };
+              retry.headers[rs.status === 401 ? 'authorization' : 'proxy-authorization'] = [auth];
+              return send(retry, true);
+            }
+          }
+          for (const l of this.listeners)
+            l({
+              type: 'sip.messageResult',
+              requestId: message.requestId,
+              status: rs.status,
+              reason: rs.reason || '',
+            });
+        },
+        message.flow ? { flow: message.flow } : {},
+      );
+    };
+    send(
+      {
+        method: 'MESSAGE',
+        uri: message.requestUri,
+        version: '2.0',
+        headers: {
+          via: [],
+          to: nameAddr(message.to, {}),
+          from: nameAddr(message.from, { tag: newTag() }),
+          'call-id': newCallId(this.stack.host),
+          cseq: { seq: 1, method: 'MESSAGE' },
+          'max-forwards': 70,
+          ...(message.route?.length ? { route: message.route.map((uri) => ({ uri, params: {} })) } : {}),
+          ...lowerKeys(message.headers),
+          'content-type': message.contentType ?? 'text/plain',
+        },
+        content: message.body,
+      },
+      false,
+    );
+  }
+
+  private emitTo(legId: string, event: SipEvent): void {
+    const leg = this.legs.get(legId);
+    if (leg) this.emit(leg, event);
+    else for (const l of this.listeners) l(event);
+  }
+
+  // ---- requests from the network ----------------------------------------------------------------
+
+  /** CANCEL for an inbound INVITE (§9.2): 200 to the CANCEL, 487 to the INVITE when unanswered. */
+  onCancel(rq: SipRequest): void {
+    const branch = rq.headers.via[0]?.params.branch;
+    const legId = branch ? this.byInvite.get(`${rq.headers['call-id']}|${branch}`) : undefined;
+    const leg = legId ? this.legs.get(legId) : undefined;
+    if (!leg?.invite) return void this.stack.respond(rq, 481);
+    this.stack.respond(rq, 200, { toTag: leg.localTag });
+    if (leg.state === 'calling' || leg.state === 'early') {
+      this.stack.respond(leg.invite, 487, { toTag: leg.localTag });
+      this.emit(leg, { type: 'sip.cancel', legId: leg.id });
+    }
+  }
+
+  /** A request carrying a To-tag: in-dialog. ACKs included. */
+  onInDialog(rq: SipRequest): void {
+    const legId = this.byDialog.get(`${rq.headers['call-id']}|${tagOf(rq.headers.to)}`);
+    const leg = legId ? this.legs.get(legId) : undefined;
+    if (rq.method === 'ACK') {
+      if (leg?.state === 'answered') {
+        leg.state = 'confirmed';
+        if (leg.dialog) this.emit(leg, { type: 'sip.confirmed', legId: leg.id, dialog: leg.dialog });
+        if (leg.byeAfterAck) this.sendBye(leg);
+      }
+      return;
+    }
+    if (!leg?.dialog || leg.state === 'ended') return void this.stack.respond(rq, 481);
+    const dialog = acceptRemoteCseq(leg.dialog, rq);
+    if (!dialog) return void this.stack.respond(rq, 500, { reason: 'CSeq Out Of Order' });
+    leg.dialog = dialog;
+    switch (rq.method) {
+      case 'BYE':
+        this.stack.respond(rq, 200);
+        this.emit(leg, { type: 'sip.bye', legId: leg.id });
+        return;
+      case 'INVITE':
+        this.stack.respond(rq, 200, {
+          headers: {
+            contact: [{ uri: dialog.localContact, params: {} }],
+            ...(leg.localSdp ? { 'content-type': 'application/sdp' } : {}),
+          },
+          ...(leg.localSdp ? { content: leg.localSdp } : {}),
+        });
+        this.emit(leg, { type: 'sip.reinvite', legId: leg.id, sdp: rq.content || null });
+        return;
+      case 'INFO':
+      case 'MESSAGE':
+        this.stack.respond(rq, 200);
+        this.emit(leg, {
+          type: rq.method === 'INFO' ? 'sip.info' : 'sip.message',
+          legId: leg.id,
+          contentType: headerText(rq, 'content-type') ?? '',
+          body: rq.content ?? '',
+        });
+        return;
+      case 'OPTIONS':
+        this.stack.respond(rq, 200);
+        return;
+      default:
+        this.stack.respond(rq, 501);
+    }
+  }
+
+  /** MESSAGE outside a dialog (RFC 3428). */
+  async onOutOfDialogMessage(rq: SipRequest, source: Flow): Promise<void> {
+    if (!this.messageHandler) return void this.stack.respond(rq, 404);
+    try {
+      const status = await this.messageHandler({
+        from: party(rq.headers.from),
+        to: party(rq.headers.to),
+        requestUri: rq.uri,
+        contentType: headerText(rq, 'content-type') ?? 'text/plain',
+        body: rq.content ?? '',
+        source,
+      });
+      this.stack.respond(rq, status);
+    } catch (err) {
+      this.log.error({ err }, 'MESSAGE handler failed');
+      this.stack.respond(rq, 500);
+    }
+  }
+
+  /** Ends every leg (shutdown): BYE or CANCEL or 503, idempotent. */
+  closeAll(): void {
+    for (const leg of [...this.legs.values()]) {
+      if (!leg.terminal) {
+        if (leg.role === 'uas' && leg.invite && (leg.state === 'calling' || leg.state === 'early')) {
+          this.stack.respond(leg.invite, 503, { toTag: leg.localTag });
+          this.emit(leg, { type: 'sip.ended', legId: leg.id, cause: 'transport' });
+        } else this.hangUp(leg.id);
+      }
+      this.forget(leg);
+    }
+  }
+}
+
+function nameAddr(p: Party, params: Record<string, string>): StackNameAddr {
+  return p.displayName
+    ? { name: `"${p.displayName.replace(/(["\\])/g, '\\$1')}"`, uri: p.uri, params }
+    : { uri: p.uri, params };
+}
+
+function party(na: StackNameAddr): Party {
+  const name = na.name?.replace(/^"|"$/g, '');
+  return name ? { uri: uriOf(na), displayName: name } : { uri: uriOf(na) };
+}
+
+function lowerKeys(h: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h ?? {})) out[k.toLowerCase()] = v;
+  return out;
+}
+
+/** A dialog for a 2xx that lacks a Contact: in-dialog requests go to the Request-URI. */
+function fallbackDialog(sent: SipRequest, rs: SipResponse, contact: string, flow: Flow | null): Dialog {
+  return {
+    role: 'uac',
+    callId: sent.headers['call-id'],
+    localTag: tagOf(sent.headers.from) ?? '',
+    remoteTag: tagOf(rs.headers.to) ?? '',
+    local: { uri: uriOf(sent.headers.from) },
+    remote: { uri: uriOf(rs.headers.to) },
+    localCseq: sent.headers.cseq.seq,
+    remoteCseq: null,
+    routeSet: [],
+    remoteTarget: sent.uri,
+    localContact: contact,
+    flow,
+  };
+}

@@ -1,0 +1,153 @@
+/**
+ * The SIP message model src/sip speaks: the `sip` package's plain objects (lower-case header names,
+ * latin1 strings), typed, plus the helpers every layer needs. Messages are data: clone before you
+ * change one that somebody else holds (the transaction layer keeps and re-sends what it is given).
+ */
+import { randomBytes } from 'node:crypto';
+import type { StackHeaders, StackMessage, StackNameAddr, StackUri } from 'sip';
+import * as stack from 'sip';
+
+export type { StackHeaders as SipHeaders, StackNameAddr as NameAddr, StackUri };
+
+export interface SipRequest extends StackMessage {
+  method: string;
+  uri: string;
+}
+export interface SipResponse extends StackMessage {
+  status: number;
+  reason: string;
+}
+export type SipMessage = SipRequest | SipResponse;
+
+export const isRequest = (m: StackMessage): m is SipRequest => typeof m.method === 'string';
+
+/** Reason phrases we send (RFC 3261 §21 and extensions). */
+export const ReasonPhrase: Readonly<Record<number, string>> = {
+  100: 'Trying',
+  180: 'Ringing',
+  181: 'Call Is Being Forwarded',
+  182: 'Queued',
+  183: 'Session Progress',
+  200: 'OK',
+  202: 'Accepted',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  407: 'Proxy Authentication Required',
+  408: 'Request Timeout',
+  415: 'Unsupported Media Type',
+  416: 'Unsupported URI Scheme',
+  420: 'Bad Extension',
+  423: 'Interval Too Brief',
+  480: 'Temporarily Unavailable',
+  481: 'Call/Transaction Does Not Exist',
+  482: 'Loop Detected',
+  483: 'Too Many Hops',
+  484: 'Address Incomplete',
+  486: 'Busy Here',
+  487: 'Request Terminated',
+  488: 'Not Acceptable Here',
+  491: 'Request Pending',
+  500: 'Server Internal Error',
+  501: 'Not Implemented',
+  503: 'Service Unavailable',
+  504: 'Server Time-out',
+  505: 'Version Not Supported',
+  600: 'Busy Everywhere',
+  603: 'Decline',
+  604: 'Does Not Exist Anywhere',
+};
+
+/** Methods this service implements; the Allow header of 405/501 and OPTIONS answers. */
+export const ALLOWED_METHODS = [
+  'INVITE',
+  'ACK',
+  'CANCEL',
+  'BYE',
+  'OPTIONS',
+  'REGISTER',
+  'MESSAGE',
+  'INFO',
+] as const;
+export const ALLOW_HEADER = ALLOWED_METHODS.join(', ');
+
+export const newTag = (): string => randomBytes(6).toString('hex');
+export const newCallId = (host: string): string => `${randomBytes(12).toString('hex')}@${host}`;
+export const newBranch = (): string => `z9hG4bK${randomBytes(9).toString('hex')}`;
+
+/** Deep copy: `send()` and the transaction layer mutate what they are given. */
+export function cloneMessage<T extends StackMessage>(m: T): T {
+  return structuredClone(m);
+}
+
+/**
+ * A response to `rq`. Every final or provisional response other than 100 carries a To-tag
+ * (RFC 3261 §8.2.6.2; the `sip` package leaves it out): `toTag` when the dialog has one, else a
+ * fresh one. Headers of `rq` are copied, not shared.
+ */
+export function makeResponse(
+  rq: SipRequest,
+  status: number,
+  options: {
+    reason?: string;
+    toTag?: string;
+    headers?: Record<string, unknown>;
+    content?: string;
+  } = {},
+): SipResponse {
+  const rs: SipResponse = {
+    status,
+    reason: options.reason ?? ReasonPhrase[status] ?? 'Unknown',
+    version: '2.0',
+    headers: {
+      via: structuredClone(rq.headers.via),
+      to: structuredClone(rq.headers.to),
+      from: structuredClone(rq.headers.from),
+      'call-id': rq.headers['call-id'],
+      cseq: { ...rq.headers.cseq },
+    },
+  };
+  if (status > 100 && rs.headers.to && !rs.headers.to.params?.tag) {
+    rs.headers.to.params = { ...(rs.headers.to.params ?? {}), tag: options.toTag ?? newTag() };
+  }
+  if (options.headers) Object.assign(rs.headers, options.headers);
+  if (options.content !== undefined) rs.content = options.content;
+  return rs;
+}
+
+/** A header's value as text (generic headers are stored as strings, repeated ones comma-joined). */
+export function headerText(m: StackMessage, name: string): string | undefined {
+  const v = m.headers[name.toLowerCase()];
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
+}
+
+export const tagOf = (na: StackNameAddr | undefined): string | undefined => {
+  const t = na?.params?.tag;
+  return typeof t === 'string' ? t : undefined;
+};
+
+/** The URI inside a name-addr header value (e.g. From) as text. */
+export const uriOf = (na: StackNameAddr): string => stack.stringifyUri(na.uri);
+
+export const parseUri = (s: string): StackUri | undefined => {
+  try {
+    return stack.parseUri(s);
+  } catch {
+    return undefined;
+  }
+};
+export const formatUri = (u: StackUri | string): string => stack.stringifyUri(u);
+export const formatMessage = (m: StackMessage): string => stack.stringify(cloneMessage(m));
+
+/** `user` part of a SIP URI, unescaped; undefined for URIs without one or unparseable URIs. */
+export function userOf(uri: string): string | undefined {
+  const u = parseUri(uri);
+  if (!u?.user) return undefined;
+  try {
+    return decodeURIComponent(u.user);
+  } catch {
+    return u.user;
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The SIP port: what call actors may ask of the signalling layer, and what they hear back, in
+ * domain words. A leg is one side of a call (one SIP dialog), identified by the call sid that owns it.
+ *
+ * Guarantees (tested in test/integration/sip):
+ * - Commands never throw; every outcome comes back as an event.
+ * - Exactly one terminal event per leg: `sip.failed`, `sip.bye`, `sip.cancel` or `sip.ended`.
+ *   A locally ended leg (hangUp, cancel, reject) gets `sip.ended` at once; CANCEL/487, BYE and a
+ *   2xx that raced a CANCEL (ACK + BYE) are finished in the background.
+ * - Dialog data in events is plain data (see dialog.ts) that may be stored in a snapshot.
+ */
+import type { Dialog } from './dialog.js';
+import type { Flow } from './transport.js';
+
+export interface Party {
+  readonly uri: string;
+  readonly displayName?: string;
+}
+
+/** Everything needed to send the initial INVITE of an outbound leg (see routing-policy.ts). */
+export interface PlaceCall {
+  readonly requestUri: string;
+  readonly from: Party;
+  readonly to: Party;
+  /** Preloaded Route URIs (outbound proxy, `;lr`). */
+  readonly route?: readonly string[];
+  /** Extra SIP headers, name → full value. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Digest credentials for a 401/407 from the next hop. */
+  readonly credentials?: { readonly username: string; readonly password: string };
+  /** SDP offer; omitted for a delayed offer. */
+  readonly sdp?: string;
+  /** Reach a registered client over the connection it registered on. */
+  readonly flow?: Flow | null;
+}
+
+/** An INVITE that starts a new inbound leg. */
+export interface InboundInvite {
+  readonly legId: string;
+  readonly requestUri: string;
+  readonly from: Party;
+  readonly to: Party;
+  readonly callId: string;
+  /** Generic headers as received (lower-case names), e.g. for X- headers and Diversion. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly sdp: string | null;
+  readonly source: Flow;
+  /** Set when the INVITE carried valid credentials of a client (see Registrar.authenticate). */
+  readonly client?: { readonly sid: string; readonly accountSid: string; readonly login: string };
+}
+
+export type SipEvent =
+  | {
+      readonly type: 'sip.ringing';
+      readonly legId: string;
+      readonly status: number;
+      readonly sdp: string | null;
+    }
+  | {
+      readonly type: 'sip.answered';
+      readonly legId: string;
+      readonly sdp: string | null;
+      readonly dialog: Dialog;
+    }
+  | { readonly type: 'sip.failed'; readonly legId: string; readonly status: number; readonly reason: string }
+  | { readonly type: 'sip.bye'; readonly legId: string }
+  | { readonly type: 'sip.cancel'; readonly legId: string }
+  | {
+      readonly type: 'sip.ended';
+      readonly legId: string;
+      readonly cause: 'hangup' | 'canceled' | 'rejected' | 'ack-timeout' | 'transport';
+    }
+  | { readonly type: 'sip.confirmed'; readonly legId: string; readonly dialog: Dialog }
+  | { readonly type: 'sip.reinvite'; readonly legId: string; readonly sdp: string | null }
+  | {
+      readonly type: 'sip.reinviteResult';
+      readonly legId: string;
+      readonly status: number;
+      readonly sdp: string | null;
+    }
+  | { readonly type: 'sip.info'; readonly legId: string; readonly contentType: string; readonly body: string }
+  | {
+      readonly type: 'sip.message';
+      readonly legId: string;
+      readonly contentType: string;
+      readonly body: string;
+    }
+  | {
+      readonly type: 'sip.messageResult';
+      readonly requestId: string;
+      readonly status: number;
+      readonly reason: string;
+    };
+
+export const TERMINAL_SIP_EVENTS = new Set<SipEvent['type']>([
+  'sip.failed',
+  'sip.bye',
+  'sip.cancel',
+  'sip.ended',
+]);
+
+/** An out-of-dialog MESSAGE (RFC 3428). */
+export interface OutboundMessage extends Omit<PlaceCall, 'sdp'> {
+  readonly requestId: string;
+  readonly body: string;
+  readonly contentType?: string;
+}
+
+export interface SipPort {
+  /** Starts an outbound leg: `sip.ringing`*, then `sip.answered` or `sip.failed`. */
+  placeCall(legId: string, call: PlaceCall): void;
+  /** Sends 180 (or 183 with early-media SDP) on an inbound leg. */
+  sendProvisional(legId: string, status: 180 | 183, sdp?: string): void;
+  /** Answers an inbound leg with 200 + SDP; `sip.confirmed` when the ACK arrives. */
+  answer(legId: string, sdp: string): void;
+  /** Rejects an unanswered inbound leg with a final status (486, 603, 404…). */
+  reject(legId: string, status: number, reason?: string): void;
+  /** Ends a leg in any state: BYE when answered, CANCEL when ringing out, 480 when ringing in. */
+  hangUp(legId: string): void;
+  /** Cancels an unanswered outbound leg. */
+  cancel(legId: string): void;
+  /** Sends a re-INVITE with a new offer; `sip.reinviteResult` follows. */
+  reInvite(legId: string, sdp: string): void;
+  /** Sends INFO in the leg's dialog (e.g. application/dtmf-relay). */
+  sendInfo(legId: string, contentType: string, body: string): void;
+  /** Sends MESSAGE outside any dialog; `sip.messageResult` follows. */
+  sendMessage(message: OutboundMessage): void;
+  /** The leg's dialog data, when it has one. */
+  dialogOf(legId: string): Dialog | null;
+}

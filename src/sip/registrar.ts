@@ -1,0 +1,207 @@
+/**
+ * Registrar and location service (RFC 3261 §10.3) with digest authentication (spec §Client,
+ * Authentication 7). The realm is the domain of the account's organization; a REGISTER addressed
+ * to the service's own address belongs to the default organization's domain. Only an enabled
+ * client of an active account may register (others 403). Bindings live in Redis with their
+ * expiry; TCP and WS clients are reached again over the connection they registered on.
+ */
+import type { Logger } from 'pino';
+import type { StackAuth, StackNameAddr } from 'sip';
+import type { ClientStore, DigestSubject } from '../store/client-store.js';
+import type { Binding, RegistrationStore } from '../store/registration-store.js';
+import { challengeHeader, newNonce, readCredentials, responseMatches } from './digest.js';
+import { headerText, parseUri, type SipRequest, userOf } from './message.js';
+import type { SipStack } from './stack.js';
+import { RegistrarLimits } from './timers.js';
+import type { Flow } from './transport.js';
+
+export interface RegistrarOptions {
+  /** Domain of the default organization (spec §Organization). */
+  readonly defaultDomain: string;
+  /** Host names and addresses that mean "this service" in a Request-URI or To. */
+  readonly ownHosts: readonly string[];
+  readonly minExpires?: number;
+  readonly maxExpires?: number;
+  readonly defaultExpires?: number;
+}
+
+export type AuthOutcome =
+  | { readonly ok: true; readonly subject: DigestSubject; readonly domain: string }
+  | { readonly ok: false };
+
+export class Registrar {
+  private readonly own: Set<string>;
+
+  constructor(
+    private readonly stack: SipStack,
+    private readonly store: RegistrationStore,
+    private readonly clients: ClientStore,
+    private readonly options: RegistrarOptions,
+    private readonly log: Logger,
+  ) {
+    this.own = new Set(options.ownHosts.map((h) => h.toLowerCase()));
+  }
+
+  /** The organization domain a host in a SIP URI stands for. */
+  domainOf(host: string): string {
+    const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+    return this.own.has(h) ? this.options.defaultDomain.toLowerCase() : h;
+  }
+
+  /** Address of record `login@domain` for a client of the organization with `domain`. */
+  static aor(login: string, domain: string): string {
+    return `${login}@${domain.toLowerCase()}`;
+  }
+
+  /** Live bindings of a client (location lookup for call routing), newest first. */
+  async locate(login: string, domain: string): Promise<Binding[]> {
+    const list = await this.store.list(Registrar.aor(login, domain));
+    return list.sort((a, b) => b.expiresAt - a.expiresAt);
+  }
+
+  countRegistered(): Promise<number> {
+    return this.store.countRegistered();
+  }
+
+  /**
+   * Digest authentication of a request from a client (REGISTER: 401/WWW-Authenticate; other
+   * requests: 407/Proxy-Authenticate). Answers the request itself when the outcome is not ok:
+   * a challenge, 403 for a disabled client or an account that is not active.
+   */
+  async authenticate(rq: SipRequest, domain: string): Promise<AuthOutcome> {
+    const proxy = rq.method !== 'REGISTER';
+    const header = proxy ? rq.headers['proxy-authorization'] : rq.headers.authorization;
+    const creds = (header ?? [])
+      .map((a) => readCredentials(a))
+      .find((c) => c && c.realm.toLowerCase() === domain);
+    if (!creds) {
+      await this.challenge(rq, domain, proxy, false);
+      return { ok: false };
+    }
+    if (!(await this.store.isNonceValid(creds.nonce))) {
+      await this.challenge(rq, domain, proxy, true);
+      return { ok: false };
+    }
+    const subject = await this.clients.findForDigest(domain, creds.username);
+    if (!subject || !responseMatches(subject.client.ha1, rq.method, creds)) {
+      this.log.info({ login: creds.username, domain }, 'sip digest failed');
+      await this.challenge(rq, domain, proxy, false);
+      return { ok: false };
+    }
+    if (subject.client.status !== 1 || subject.accountStatus !== 'active') {
+      this.stack.respond(rq, 403, {
+        reason: subject.client.status !== 1 ? 'Client Disabled' : 'Account Not Active',
+      });
+      return { ok: false };
+    }
+    return { ok: true, subject, domain };
+  }
+
+  private async challenge(rq: SipRequest, realm: string, proxy: boolean, stale: boolean): Promise<void> {
+    const nonce = newNonce();
+    await this.store.issueNonce(nonce, RegistrarLimits.NONCE_TTL);
+    const h: StackAuth[] = [challengeHeader(realm, nonce, stale)];
+    this.stack.respond(rq, proxy ? 407 : 401, {
+      headers: proxy ? { 'proxy-authenticate': h } : { 'www-authenticate': h },
+    });
+  }
+
+  /** Handles one REGISTER end to end; never throws (a store failure answers 500). */
+  async handleRegister(rq: SipRequest, flow: Flow): Promise<void> {
+    try {
+      await this.register(rq, flow);
+    } catch (err) {
+      this.log.error({ err }, 'REGISTER failed');
+      this.stack.respond(rq, 500);
+    }
+  }
+
+  private async register(rq: SipRequest, flow: Flow): Promise<void> {
+    const toUri = parseUri(typeof rq.headers.to.uri === 'string' ? rq.headers.to.uri : '');
+    const login = userOf(typeof rq.headers.to.uri === 'string' ? rq.headers.to.uri : '');
+    // An address of record must be a SIP URI with a user (RFC 3261 §10.3 step 3; RFC 4475 unksm2).
+    if (!toUri || !login) return void this.stack.respond(rq, 400, { reason: 'Bad Address Of Record' });
+    const domain = this.domainOf(toUri.host);
+    const auth = await this.authenticate(rq, domain);
+    if (!auth.ok) return;
+    if (auth.subject.client.login !== login)
+      return void this.stack.respond(rq, 403, { reason: 'Wrong User' });
+
+    const aor = Registrar.aor(login, domain);
+    const now = Date.now();
+    const contacts = rq.headers.contact;
+    const headerExpires = headerText(rq, 'expires');
+    const min = this.options.minExpires ?? RegistrarLimits.MIN_EXPIRES;
+    const max = this.options.maxExpires ?? RegistrarLimits.MAX_EXPIRES;
+    const dflt = this.options.defaultExpires ?? RegistrarLimits.DEFAULT_EXPIRES;
+
+    let live: Binding[];
+    if (contacts === '*') {
+      if (headerExpires !== '0')
+        return void this.stack.respond(rq, 400, { reason: 'Wildcard Needs Expires 0' });
+      await this.store.clear(aor);
+      live = [];
+    } else if (!contacts || contacts.length === 0) {
+      live = await this.store.list(aor);
+    } else {
+      const upsert: Binding[] = [];
+      const remove: string[] = [];
+      const existing = new Map((await this.store.list(aor)).map((b) => [b.contact, b]));
+      for (const c of contacts) {
+        const contact = contactUri(c);
+        if (!contact) return void this.stack.respond(rq, 400, { reason: 'Bad Contact' });
+        const requested = Number(c.params?.expires ?? headerExpires ?? dflt);
+        if (!Number.isFinite(requested) || requested < 0)
+          return void this.stack.respond(rq, 400, { reason: 'Bad Expires' });
+        if (requested === 0) {
+          remove.push(contact);
+          continue;
+        }
+        if (requested < min) {
+          return void this.stack.respond(rq, 423, { headers: { 'min-expires': String(min) } });
+        }
+        const prev = existing.get(contact);
+        upsert.push({
+          aor,
+          contact,
+          expiresAt: now + Math.min(requested, max) * 1000,
+          callId: rq.headers['call-id'],
+          cseq: rq.headers.cseq.seq,
+          accountSid: auth.subject.client.accountSid,
+          clientSid: auth.subject.client.sid,
+          flow,
+          userAgent: headerText(rq, 'user-agent') ?? null,
+          registeredAt: prev?.registeredAt ?? now,
+        });
+      }
+      const total = new Set([...existing.keys(), ...upsert.map((b) => b.contact)]);
+      for (const r of remove) total.delete(r);
+      if (total.size > RegistrarLimits.MAX_CONTACTS)
+        return void this.stack.respond(rq, 403, { reason: 'Too Many Contacts' });
+      live = await this.store.apply(aor, upsert, remove);
+      this.log.info(
+        { aor, added: upsert.length, removed: remove.length, protocol: flow.protocol },
+        'sip registration updated',
+      );
+    }
+    this.stack.respond(rq, 200, {
+      headers: {
+        // An empty list would print as `Contact: *` in the package's serializer: leave it out.
+        ...(live.length
+          ? {
+              contact: live.map((b) => ({
+                uri: b.contact,
+                params: { expires: String(Math.max(0, Math.round((b.expiresAt - now) / 1000))) },
+              })),
+            }
+          : {}),
+        date: new Date(now).toUTCString(),
+      },
+    });
+  }
+}
+
+function contactUri(c: StackNameAddr): string | null {
+  const uri = typeof c.uri === 'string' ? c.uri : null;
+  return uri && parseUri(uri) ? uri : null;
+}

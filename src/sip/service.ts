@@ -1,0 +1,147 @@
+/**
+ * The SIP service: stack + registrar + call legs, and the dispatcher that routes each request by
+ * method and dialog state. OPTIONS is answered here (keep-alive), methods we do not implement get
+ * 501 with Allow. Composed once by src/server.ts.
+ */
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { ClientStore } from '../store/client-store.js';
+import type { RegistrationStore } from '../store/registration-store.js';
+import { SipLegs } from './legs.js';
+import { ALLOW_HEADER, parseUri, type SipRequest, tagOf } from './message.js';
+import type { InboundInvite } from './port.js';
+import { Registrar } from './registrar.js';
+import { SipStack } from './stack.js';
+import type { BoundPorts, Flow, TransportOptions } from './transport.js';
+
+export interface SipServiceOptions extends TransportOptions {
+  readonly defaultDomain: string;
+  readonly minExpires?: number;
+  readonly maxExpires?: number;
+  /**
+   * Whether an INVITE's From host names one of our organizations' domains, i.e. comes from a
+   * client that must authenticate (407) before it may call. Carriers and gateways are not asked.
+   */
+  readonly isClientDomain?: (domain: string) => Promise<boolean>;
+}
+
+export class SipService {
+  readonly stack: SipStack;
+  readonly registrar: Registrar;
+  readonly legs: SipLegs;
+  private ports: BoundPorts | null = null;
+  private closing = false;
+
+  constructor(
+    private readonly options: SipServiceOptions,
+    stores: { readonly registrations: RegistrationStore; readonly clients: ClientStore },
+    private readonly log: Logger,
+  ) {
+    this.stack = new SipStack(options, log);
+    const ownHosts = [options.host, options.publicAddress, hostname(), 'localhost', '127.0.0.1', '::1'];
+    this.registrar = new Registrar(
+      this.stack,
+      stores.registrations,
+      stores.clients,
+      {
+        defaultDomain: options.defaultDomain,
+        ownHosts,
+        ...(options.minExpires !== undefined ? { minExpires: options.minExpires } : {}),
+        ...(options.maxExpires !== undefined ? { maxExpires: options.maxExpires } : {}),
+      },
+      log,
+    );
+    this.legs = new SipLegs(this.stack, log);
+    this.stack.onRequest((rq, flow) => this.dispatch(rq, flow));
+  }
+
+  async start(): Promise<BoundPorts> {
+    this.ports = await this.stack.start();
+    this.log.info(
+      { ...this.ports, host: this.options.host, publicAddress: this.options.publicAddress },
+      'sip listening',
+    );
+    return this.ports;
+  }
+
+  get bound(): BoundPorts | null {
+    return this.ports;
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    this.legs.closeAll();
+    await this.stack.close();
+  }
+
+  private dispatch(rq: SipRequest, flow: Flow): void {
+    const inDialog = tagOf(rq.headers.to) !== undefined;
+    switch (rq.method) {
+      case 'REGISTER':
+        void this.registrar.handleRegister(rq, flow);
+        return;
+      case 'CANCEL':
+        this.legs.onCancel(rq);
+        return;
+      case 'ACK':
+        if (inDialog) this.legs.onInDialog(rq);
+        return;
+      case 'OPTIONS':
+        if (inDialog) {
+          this.legs.onInDialog(rq);
+          return;
+        }
+        this.stack.respond(rq, 200, {
+          headers: { allow: ALLOW_HEADER, accept: 'application/sdp', 'accept-language': 'en' },
+        });
+        return;
+      case 'INVITE':
+        if (inDialog) {
+          this.legs.onInDialog(rq);
+          return;
+        }
+        void this.newInvite(rq, flow);
+        return;
+      case 'MESSAGE':
+        if (inDialog) {
+          this.legs.onInDialog(rq);
+          return;
+        }
+        void this.legs.onOutOfDialogMessage(rq, flow);
+        return;
+      case 'BYE':
+      case 'INFO':
+        if (inDialog) {
+          this.legs.onInDialog(rq);
+          return;
+        }
+        this.stack.respond(rq, 481);
+        return;
+      default:
+        this.stack.respond(rq, 501, { headers: { allow: ALLOW_HEADER } });
+    }
+  }
+
+  /** A new INVITE: clients of our domains authenticate first (407), then the leg is handed over. */
+  private async newInvite(rq: SipRequest, flow: Flow): Promise<void> {
+    try {
+      let client: InboundInvite['client'];
+      const fromHost = parseUri(typeof rq.headers.from.uri === 'string' ? rq.headers.from.uri : '')?.host;
+      const domain = fromHost ? this.registrar.domainOf(fromHost) : null;
+      if (domain && this.options.isClientDomain && (await this.options.isClientDomain(domain))) {
+        const auth = await this.registrar.authenticate(rq, domain);
+        if (!auth.ok) return;
+        client = {
+          sid: auth.subject.client.sid,
+          accountSid: auth.subject.client.accountSid,
+          login: auth.subject.client.login,
+        };
+      }
+      this.legs.acceptInvite(rq, flow, client);
+    } catch (err) {
+      this.log.error({ err }, 'INVITE handling failed');
+      this.stack.respond(rq, 500);
+    }
+  }
+}

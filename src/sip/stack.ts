@@ -1,0 +1,366 @@
+/**
+ * The SIP stack: our transports + the `sip` package's transaction layer. Raw messages are checked
+ * (validate.ts) before parsing; requests get their server transaction, then generic checks
+ * (Max-Forwards → 483, Request-URI scheme → 416, Require → 420), then the one request handler.
+ * Outgoing requests pick their next hop from the Route set or the Request-URI (RFC 3261 §8.1.2),
+ * resolve it (RFC 3263 via the package), and fall through addresses on 503 or transport errors.
+ *
+ * Guarantees: nothing a socket delivers throws out of here; every outgoing request's callback gets
+ * exactly one final response (a local 408/503 when the network gives none).
+ */
+import type { Logger } from 'pino';
+import type { StackMessage, TransactionLayer } from 'sip';
+import * as stack from 'sip';
+import {
+  cloneMessage,
+  isRequest,
+  makeResponse,
+  newBranch,
+  parseUri,
+  ReasonPhrase,
+  type SipRequest,
+  type SipResponse,
+} from './message.js';
+import {
+  type Flow,
+  type SipConnection,
+  SipTransports,
+  type Target,
+  type TransportOptions,
+} from './transport.js';
+import { statelessResponse, validateRaw } from './validate.js';
+
+export type RequestHandler = (rq: SipRequest, flow: Flow) => void;
+
+export interface SendOptions {
+  /** Send over this flow (a registered client's connection) instead of resolving the next hop. */
+  readonly flow?: Flow;
+}
+
+/** Option tags we support in Require (none beyond the base spec yet). */
+const SUPPORTED_EXTENSIONS = new Set<string>([]);
+const SUPPORTED_SCHEMES = new Set(['sip', 'sips', 'tel']);
+/** Session descriptions we read in INVITE bodies (others → 415 with Accept, RFC 3261 §21.4.13). */
+const SESSION_TYPES = new Set(['application/sdp']);
+
+/** An INVITE (or other request) in flight. */
+export interface ClientRequest {
+  /** The request as sent (its top Via carries the transaction's branch once sent). */
+  readonly sent: SipRequest;
+  /** CANCELs an INVITE; without effect once a final response arrived. */
+  cancel(): void;
+}
+
+export interface StackCounters {
+  received: number;
+  rejected: number;
+  dropped: number;
+  handlerErrors: number;
+}
+
+export class SipStack {
+  readonly transports: SipTransports;
+  private readonly layer: TransactionLayer;
+  private handler: RequestHandler = (rq) => this.respond(rq, 503);
+  readonly counters: StackCounters = { received: 0, rejected: 0, dropped: 0, handlerErrors: 0 };
+
+  constructor(
+    private readonly options: TransportOptions,
+    private readonly log: Logger,
+  ) {
+    this.transports = new SipTransports(options, (raw, flow) => this.onRaw(raw, flow), log);
+    this.layer = stack.makeTransactionLayer({}, () => {
+      throw new Error('unused');
+    });
+  }
+
+  /** The advertised host (Via, Contact, SDP origin). */
+  get host(): string {
+    return this.options.publicAddress;
+  }
+  get port(): number {
+    return this.transports.sipPort;
+  }
+
+  onRequest(handler: RequestHandler): void {
+    this.handler = handler;
+  }
+
+  start() {
+    return this.transports.start();
+  }
+
+  async close(): Promise<void> {
+    this.layer.destroy();
+    await this.transports.close();
+  }
+
+  // ---- incoming -------------------------------------------------------------------------------
+
+  private onRaw(datagram: string, flow: Flow): void {
+    this.counters.received++;
+    // A datagram ends the message: a missing blank line after the headers is implied (RFC 4475 baddn).
+    const raw =
+      flow.protocol === 'UDP' && !datagram.includes('\r\n\r\n')
+        ? `${datagram}${datagram.endsWith('\r\n') ? '\r\n' : '\r\n\r\n'}`
+        : datagram;
+    const verdict = validateRaw(raw, flow.protocol === 'UDP');
+    if (verdict.kind === 'drop') {
+      this.counters.dropped++;
+      this.log.debug({ reason: verdict.reason, from: flow.address }, 'sip message dropped');
+      return;
+    }
+    if (verdict.kind === 'reject') {
+      this.counters.rejected++;
+      const text = statelessResponse(raw, verdict.status, verdict.reason);
+      this.log.debug(
+        { status: verdict.status, reason: verdict.reason, from: flow.address },
+        'sip request rejected',
+      );
+      if (text && !/^ACK /.test(raw.replace(/^(?:\r\n)+/, ''))) this.transports.sendRaw(flow, text);
+      return;
+    }
+    const m = stack.parse(raw);
+    if (!m || !m.headers?.via?.length || !m.headers.cseq || !m.headers['call-id']) {
+      this.counters.dropped++;
+      return;
+    }
+    if (isRequest(m)) this.onRequestMessage(m, flow);
+    else this.onResponseMessage(m as SipResponse);
+  }
+
+  private onResponseMessage(rs: SipResponse): void {
+    const t = this.layer.getClient(rs);
+    if (t) t.message(rs, true);
+  }
+
+  private onRequestMessage(rq: SipRequest, flow: Flow): void {
+    const via = rq.headers.via[0];
+    if (via) {
+      via.params.received = flow.address;
+      if ('rport' in via.params) via.params.rport = String(flow.port);
+    }
+    const existing = this.layer.getServer(rq);
+    if (existing) {
+      existing.message(rq, flow);
+      return;
+    }
+    if (rq.method === 'ACK') {
+      this.dispatch(rq, flow);
+      return;
+    }
+    const cn = this.transports.get(flow);
+    if (!cn) return;
+    this.layer.createServerTransaction(rq, cn);
+
+    const mf = rq.headers['max-forwards'];
+    if (mf !== undefined && Number(mf) <= 0) return void this.respond(rq, 483);
+    const scheme = /^([A-Za-z][A-Za-z0-9+\-.]*):/.exec(rq.uri)?.[1]?.toLowerCase();
+    if (!scheme || !SUPPORTED_SCHEMES.has(scheme)) return void this.respond(rq, 416);
+    const require = typeof rq.headers.require === 'string' ? rq.headers.require : '';
+    const unsupported = require
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s && !SUPPORTED_EXTENSIONS.has(s.toLowerCase()));
+    if (unsupported.length && rq.method !== 'CANCEL')
+      return void this.respond(rq, 420, { headers: { unsupported: unsupported.join(', ') } });
+    const type = (typeof rq.headers['content-type'] === 'string' ? rq.headers['content-type'] : '')
+      .split(';')[0]
+      ?.trim()
+      .toLowerCase();
+    if (
+      rq.method === 'INVITE' &&
+      rq.content &&
+      type &&
+      !SESSION_TYPES.has(type) &&
+      !type.startsWith('multipart/')
+    ) {
+      this.respond(rq, 415, { headers: { accept: 'application/sdp' } });
+      return;
+    }
+    this.dispatch(rq, flow);
+  }
+
+  private dispatch(rq: SipRequest, flow: Flow): void {
+    try {
+      this.handler(rq, flow);
+    } catch (err) {
+      this.counters.handlerErrors++;
+      this.log.error({ err, method: rq.method }, 'sip request handler failed');
+      if (rq.method !== 'ACK') this.respond(rq, 500);
+    }
+  }
+
+  // ---- responses ------------------------------------------------------------------------------
+
+  /** Answers a request through its server transaction (retransmissions are the layer's job). */
+  respond(
+    rq: SipRequest,
+    status: number,
+    options: { reason?: string; toTag?: string; headers?: Record<string, unknown>; content?: string } = {},
+  ): SipResponse {
+    const rs = makeResponse(rq, status, options);
+    this.sendResponse(rs);
+    return rs;
+  }
+
+  /** Sends a response built elsewhere; false when its transaction is gone. */
+  sendResponse(rs: SipResponse): boolean {
+    const t = this.layer.getServer(rs);
+    if (!t) return false;
+    t.send(cloneMessage(rs));
+    return true;
+  }
+
+  // ---- requests -------------------------------------------------------------------------------
+
+  /**
+   * Sends a request in a client transaction. `onResponse` sees every response (1xx, and for INVITE
+   * every 2xx retransmission); exactly one final response arrives, locally made if need be.
+   * For INVITE, the returned handle can CANCEL it (RFC 3261 §9.1: held until a provisional arrives).
+   */
+  send(request: SipRequest, onResponse: (rs: SipResponse) => void, options: SendOptions = {}): ClientRequest {
+    const rq = cloneMessage(request);
+    if (rq.method !== 'CANCEL')
+      rq.headers.via = [{ protocol: 'UDP', host: this.host, params: {} }, ...(rq.headers.via ?? [])];
+    let finalSeen = false;
+    let provisionalSeen = false;
+    let cancelWanted = false;
+    let cancelSent = false;
+    let connection: SipConnection | undefined;
+    const sendCancel = () => {
+      if (cancelSent || finalSeen || !connection) return;
+      cancelSent = true;
+      const cancel: SipRequest = {
+        method: 'CANCEL',
+        uri: rq.uri,
+        version: '2.0',
+        headers: {
+          via: [structuredClone(rq.headers.via[0] as NonNullable<(typeof rq.headers.via)[0]>)],
+          to: structuredClone(rq.headers.to),
+          from: structuredClone(rq.headers.from),
+          'call-id': rq.headers['call-id'],
+          cseq: { seq: rq.headers.cseq.seq, method: 'CANCEL' },
+          'max-forwards': 70,
+          ...(rq.headers.route ? { route: structuredClone(rq.headers.route) } : {}),
+        },
+      };
+      try {
+        this.layer.createClientTransaction(connection, cancel, () => {});
+      } catch (err) {
+        this.log.warn({ err }, 'sip CANCEL failed to start');
+      }
+    };
+    const deliver = (rs: StackMessage) => {
+      const r = rs as SipResponse;
+      if (r.status >= 200) {
+        if (finalSeen && !(r.status < 300 && rq.method === 'INVITE')) return;
+        finalSeen = true;
+      } else if (!provisionalSeen) {
+        provisionalSeen = true;
+        if (cancelWanted) setImmediate(sendCancel);
+      }
+      try {
+        onResponse(r);
+      } catch (err) {
+        this.log.error({ err }, 'sip response handler failed');
+      }
+    };
+    this.targets(rq, options, (targets) => {
+      const next = (lastStatus: number) => {
+        const target = targets.shift();
+        if (!target) return deliver(makeResponse(rq, lastStatus));
+        let client: { message(m: StackMessage): void } | undefined;
+        const cn = this.connectionFor(target, () => client?.message(makeResponse(rq, 503)));
+        if (!cn) return next(503);
+        connection = cn;
+        let failedOver = false;
+        try {
+          client = this.layer.createClientTransaction(cn, rq, (rs) => {
+            if (failedOver) return;
+            if (rs.status === 503 && targets.length > 0 && !provisionalSeen) {
+              failedOver = true;
+              rq.headers.via[0] = { protocol: 'UDP', host: this.host, params: {} };
+              return next(503);
+            }
+            deliver(rs);
+          });
+        } catch (err) {
+          this.log.warn({ err }, 'sip client transaction failed to start');
+          next(503);
+        }
+      };
+      next(targets.length ? 503 : 404);
+    });
+    return {
+      sent: rq,
+      cancel: () => {
+        cancelWanted = true;
+        if (provisionalSeen) sendCancel();
+      },
+    };
+  }
+
+  /** Sends a request outside any transaction (the ACK for a 2xx: RFC 3261 §13.2.2.4, §17.1.1.3). */
+  sendStateless(request: SipRequest, options: SendOptions = {}): void {
+    const rq = cloneMessage(request);
+    rq.headers.via = [{ protocol: 'UDP', host: this.host, params: { branch: newBranch() } }];
+    this.targets(rq, options, (targets) => {
+      const target = targets[0];
+      if (!target) {
+        this.log.warn({ method: rq.method }, 'sip: no route for stateless request');
+        return;
+      }
+      this.connectionFor(target, () => {})?.send(rq);
+    });
+  }
+
+  private connectionFor(target: Target | Flow, onError: (err: Error) => void): SipConnection | undefined {
+    if ('local' in target) {
+      this.transports.get(target);
+      return;
+    }
+    return this.transports.open(target, onError);
+  }
+
+  /**
+   * Next-hop addresses (RFC 3261 §8.1.2, §16.12): the first Route entry if any (a strict router's
+   * URI swaps into the Request-URI), else the Request-URI; then RFC 3263 resolution, keeping only
+   * transports we run.
+   */
+  private targets(rq: SipRequest, options: SendOptions, done: (targets: (Target | Flow)[]) => void): void {
+    if (options.flow) {
+      done(this.transports.isOpen(options.flow) ? [options.flow] : []);
+      return;
+    }
+    let hop = parseUri(rq.uri);
+    const route = rq.headers.route;
+    if (route?.length) {
+      const first = route[0];
+      const uri = first ? (typeof first.uri === 'string' ? parseUri(first.uri) : first.uri) : undefined;
+      if (uri && !('lr' in uri.params)) {
+        route.shift();
+        route.push({ uri: rq.uri, params: {} });
+        rq.uri = stack.stringifyUri(uri);
+      }
+      hop = uri;
+    }
+    if (!hop?.host) {
+      done([]);
+      return;
+    }
+    const available = new Set<string>();
+    const b = this.transports.bound;
+    if (b.udp !== null) available.add('UDP');
+    if (b.tcp !== null) available.add('TCP');
+    try {
+      stack.resolve({ ...hop, params: { ...hop.params } }, (addresses) =>
+        done(addresses.filter((a) => available.has(a.protocol.toUpperCase()))),
+      );
+    } catch {
+      done([]);
+    }
+  }
+}
+
+export { ReasonPhrase };

@@ -1,0 +1,358 @@
+/**
+ * SIP transports we own: UDP, TCP (RFC 3261 §18) and WebSocket (RFC 7118). They frame messages
+ * and hand raw text (latin1) to the stack, which validates before it parses; the `sip` package's
+ * own sockets drop what they cannot parse, and we must answer 400 instead.
+ *
+ * A flow is the 5-tuple a message arrived on. Responses go back over the request's flow, and calls
+ * to a client registered over TCP or WS reuse the connection it registered on (RFC 5626 style).
+ */
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { createServer, isIPv6, connect as netConnect, type Server, type Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { StackConnection, StackMessage } from 'sip';
+import * as stack from 'sip';
+import { type WebSocket, WebSocketServer } from 'ws';
+
+export type TransportProtocol = 'UDP' | 'TCP' | 'WS';
+
+export interface Flow {
+  readonly protocol: TransportProtocol;
+  readonly address: string;
+  readonly port: number;
+  readonly local: { readonly address: string; readonly port: number };
+}
+
+export interface Target {
+  readonly protocol: string;
+  readonly address: string;
+  readonly port: number;
+}
+
+export interface TransportOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly publicAddress: string;
+  readonly udp: boolean;
+  readonly tcp: boolean;
+  readonly wsPort: number | null;
+  /** Largest header section accepted on a stream, bytes. */
+  readonly maxHeaderBytes?: number;
+  /** Largest body accepted, bytes (UDP datagrams are capped by their size anyway). */
+  readonly maxBodyBytes?: number;
+}
+
+export interface BoundPorts {
+  readonly udp: number | null;
+  readonly tcp: number | null;
+  readonly ws: number | null;
+}
+
+export type RawMessageHandler = (raw: string, flow: Flow) => void;
+
+/** A connection for the transaction layer: `send` stamps our Via and writes the message. */
+export interface SipConnection extends StackConnection {
+  readonly protocol: TransportProtocol;
+}
+
+const DEFAULT_MAX_HEADER = 64 * 1024;
+const DEFAULT_MAX_BODY = 256 * 1024;
+const IDLE_STREAM_MS = 10 * 60_000;
+
+const key = (address: string, port: number) => `${address}|${port}`;
+
+export class SipTransports {
+  private udp: UdpSocket | null = null;
+  private tcp: Server | null = null;
+  private wss: WebSocketServer | null = null;
+  private readonly streams = new Map<string, Socket>();
+  private readonly sockets = new Map<string, WebSocket>();
+  private ports: BoundPorts = { udp: null, tcp: null, ws: null };
+  private closed = false;
+
+  constructor(
+    private readonly options: TransportOptions,
+    private readonly onMessage: RawMessageHandler,
+    private readonly log: Logger,
+  ) {}
+
+  get bound(): BoundPorts {
+    return this.ports;
+  }
+
+  /** The port advertised in Via and Contact (UDP and TCP share one number). */
+  get sipPort(): number {
+    return this.ports.udp ?? this.ports.tcp ?? this.options.port;
+  }
+
+  /** Binds every enabled listener. With port 0, UDP picks a port and TCP takes the same number. */
+  async start(): Promise<BoundPorts> {
+    const { udp, tcp, port } = this.options;
+    for (let attempt = 0; ; attempt++) {
+      let udpPort: number | null = null;
+      try {
+        if (udp) udpPort = await this.bindUdp(port);
+        const tcpPort = tcp ? await this.listenTcp(udpPort ?? port) : null;
+        this.ports = { ...this.ports, udp: udpPort, tcp: tcpPort };
+        break;
+      } catch (e) {
+        this.udp?.close();
+        this.udp = null;
+        if (port !== 0 || attempt >= 8) throw e;
+      }
+    }
+    if (this.options.wsPort !== null)
+      this.ports = { ...this.ports, ws: await this.listenWs(this.options.wsPort) };
+    return this.ports;
+  }
+
+  private bindUdp(port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const socket = createSocket(isIPv6(this.options.host) ? 'udp6' : 'udp4');
+      socket.once('error', reject);
+      socket.on('message', (data, rinfo) => {
+        this.deliver(data.toString('latin1'), {
+          protocol: 'UDP',
+          address: rinfo.address,
+          port: rinfo.port,
+          local: { address: this.options.host, port: this.ports.udp ?? port },
+        });
+      });
+      socket.bind(port, this.options.host, () => {
+        socket.off('error', reject);
+        socket.on('error', (err) => this.log.warn({ err }, 'sip udp socket error'));
+        this.udp = socket;
+        resolve(socket.address().port);
+      });
+    });
+  }
+
+  private listenTcp(port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const server = createServer((socket) => this.adoptStream(socket));
+      server.once('error', reject);
+      server.listen(port, this.options.host, () => {
+        server.off('error', reject);
+        this.tcp = server;
+        const a = server.address();
+        resolve(typeof a === 'object' && a ? a.port : port);
+      });
+    });
+  }
+
+  private listenWs(port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const wss = new WebSocketServer({
+        host: this.options.host,
+        port,
+        maxPayload:
+          (this.options.maxHeaderBytes ?? DEFAULT_MAX_HEADER) +
+          (this.options.maxBodyBytes ?? DEFAULT_MAX_BODY),
+        handleProtocols: (protocols) => (protocols.has('sip') ? 'sip' : false),
+      });
+      wss.once('error', reject);
+      wss.on('listening', () => {
+        wss.off('error', reject);
+        wss.on('error', (err) => this.log.warn({ err }, 'sip ws server error'));
+        this.wss = wss;
+        resolve((wss.address() as { port: number }).port);
+      });
+      wss.on('connection', (ws, req) => {
+        const remote = { address: req.socket.remoteAddress ?? '', port: req.socket.remotePort ?? 0 };
+        const flow: Flow = {
+          protocol: 'WS',
+          ...remote,
+          local: { address: req.socket.localAddress ?? '', port: req.socket.localPort ?? 0 },
+        };
+        const k = key(remote.address, remote.port);
+        this.sockets.set(k, ws);
+        ws.on('message', (data) => {
+          const buf = Array.isArray(data)
+            ? Buffer.concat(data)
+            : Buffer.isBuffer(data)
+              ? data
+              : Buffer.from(data);
+          this.deliver(buf.toString('latin1'), flow);
+        });
+        ws.on('close', () => {
+          if (this.sockets.get(k) === ws) this.sockets.delete(k);
+        });
+        ws.on('error', () => ws.terminate());
+      });
+    });
+  }
+
+  /** Frames a TCP byte stream into messages by Content-Length (RFC 3261 §18.3). */
+  private adoptStream(socket: Socket): void {
+    const remote = { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 };
+    const k = key(remote.address, remote.port);
+    this.streams.set(k, socket);
+    const flow: Flow = {
+      protocol: 'TCP',
+      ...remote,
+      local: { address: socket.localAddress ?? '', port: socket.localPort ?? 0 },
+    };
+    const maxHeader = this.options.maxHeaderBytes ?? DEFAULT_MAX_HEADER;
+    const maxBody = this.options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+    let buffer = '';
+    socket.setEncoding('latin1');
+    socket.setTimeout(IDLE_STREAM_MS, () => socket.destroy());
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      for (;;) {
+        // RFC 5626 §3.5.1 keep-alive: CRLFCRLF ping, CRLF pong.
+        if (buffer.startsWith('\r\n\r\n')) {
+          socket.write('\r\n');
+          buffer = buffer.slice(4);
+          continue;
+        }
+        const lead = buffer.match(/^(?:\r\n)+/);
+        if (lead) buffer = buffer.slice(lead[0].length);
+        const end = buffer.indexOf('\r\n\r\n');
+        if (end < 0) {
+          if (buffer.length > maxHeader) socket.destroy();
+          return;
+        }
+        if (end > maxHeader) return void socket.destroy();
+        const head = buffer.slice(0, end);
+        const m = head.match(/^(?:content-length|l)[ \t]*:[ \t]*(\d+)[ \t]*$/im);
+        const length = m ? Number(m[1]) : 0;
+        if (length > maxBody) return void socket.destroy();
+        if (buffer.length < end + 4 + length) return;
+        const raw = buffer.slice(0, end + 4 + length);
+        buffer = buffer.slice(end + 4 + length);
+        this.deliver(raw, flow);
+      }
+    });
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => {
+      if (this.streams.get(k) === socket) this.streams.delete(k);
+    });
+  }
+
+  private deliver(raw: string, flow: Flow): void {
+    if (this.closed) return;
+    try {
+      this.onMessage(raw, flow);
+    } catch (err) {
+      this.log.error({ err }, 'sip message handler failed');
+    }
+  }
+
+  /** A connection to the flow a request came in on (for its responses); undefined when gone. */
+  get(flow: Flow): SipConnection | undefined {
+    if (flow.protocol === 'UDP') return this.udpConnection(flow);
+    if (flow.protocol === 'TCP') {
+      const s = this.streams.get(key(flow.address, flow.port));
+      return s && !s.destroyed ? this.streamConnection(s, 'TCP') : undefined;
+    }
+    const ws = this.sockets.get(key(flow.address, flow.port));
+    return ws ? this.wsConnection(ws) : undefined;
+  }
+
+  /** Whether the flow still exists (a TCP/WS client's connection is open). UDP flows always do. */
+  isOpen(flow: Flow): boolean {
+    return flow.protocol === 'UDP' ? this.udp !== null : this.get(flow) !== undefined;
+  }
+
+  /**
+   * A connection to a next hop: UDP, an open TCP/WS connection to that address, or a new TCP
+   * connection. `onError` runs when the connection fails (the caller turns it into a 503).
+   */
+  open(target: Target, onError: (err: Error) => void): SipConnection | undefined {
+    const protocol = target.protocol.toUpperCase();
+    if (protocol === 'UDP') return this.udp ? this.udpConnection(target) : undefined;
+    if (protocol === 'TCP' && this.tcp) {
+      const existing = this.streams.get(key(target.address, target.port));
+      if (existing && !existing.destroyed) return this.streamConnection(existing, 'TCP');
+      const socket = netConnect({ host: target.address, port: target.port });
+      socket.once('error', onError);
+      socket.once('connect', () => socket.off('error', onError));
+      this.adoptStreamOutbound(socket, target);
+      return this.streamConnection(socket, 'TCP');
+    }
+    if (protocol === 'WS') {
+      const ws = this.sockets.get(key(target.address, target.port));
+      return ws ? this.wsConnection(ws) : undefined;
+    }
+    return undefined;
+  }
+
+  private adoptStreamOutbound(socket: Socket, target: Target): void {
+    // The remote address is known before connect; register under it so replies and reuse find it.
+    const k = key(target.address, target.port);
+    this.streams.set(k, socket);
+    socket.once('connect', () => {
+      this.streams.delete(k);
+      this.adoptStream(socket);
+    });
+    socket.once('close', () => {
+      if (this.streams.get(k) === socket) this.streams.delete(k);
+    });
+  }
+
+  private stampVia(m: StackMessage, protocol: TransportProtocol): void {
+    if (!m.method || !m.headers.via?.[0]) return;
+    const via = m.headers.via[0];
+    via.host = this.options.publicAddress;
+    via.port = this.sipPort;
+    via.protocol = protocol;
+    via.version = '2.0';
+    if (protocol === 'UDP' && !('rport' in via.params)) via.params.rport = null;
+  }
+
+  private udpConnection(target: { address: string; port: number }): SipConnection {
+    return {
+      protocol: 'UDP',
+      send: (m) => {
+        this.stampVia(m, 'UDP');
+        const data = Buffer.from(stack.stringify(m), 'latin1');
+        this.udp?.send(data, target.port, target.address);
+      },
+      release: () => {},
+    };
+  }
+
+  private streamConnection(socket: Socket, protocol: 'TCP'): SipConnection {
+    return {
+      protocol,
+      send: (m) => {
+        this.stampVia(m, protocol);
+        if (!socket.destroyed) socket.write(stack.stringify(m), 'latin1');
+      },
+      release: () => {},
+    };
+  }
+
+  private wsConnection(ws: WebSocket): SipConnection {
+    return {
+      protocol: 'WS',
+      send: (m) => {
+        this.stampVia(m, 'WS');
+        if (ws.readyState === ws.OPEN) ws.send(Buffer.from(stack.stringify(m), 'latin1').toString('utf8'));
+      },
+      release: () => {},
+    };
+  }
+
+  /** Writes bytes as they are (stateless answers to messages we could not fully parse). */
+  sendRaw(flow: Flow, text: string): void {
+    if (flow.protocol === 'UDP') this.udp?.send(Buffer.from(text, 'latin1'), flow.port, flow.address);
+    else if (flow.protocol === 'TCP') this.streams.get(key(flow.address, flow.port))?.write(text, 'latin1');
+    else this.sockets.get(key(flow.address, flow.port))?.send(Buffer.from(text, 'latin1').toString('utf8'));
+  }
+
+  /** Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const s of this.streams.values()) s.destroy();
+    for (const ws of this.sockets.values()) ws.terminate();
+    this.streams.clear();
+    this.sockets.clear();
+    await Promise.all([
+      new Promise<void>((r) => (this.udp ? this.udp.close(() => r()) : r())),
+      new Promise<void>((r) => (this.tcp ? this.tcp.close(() => r()) : r())),
+      new Promise<void>((r) => (this.wss ? this.wss.close(() => r()) : r())),
+    ]);
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Registrar location service (RFC 3261 §10.3): bindings of an address of record to contacts, each
+ * with its own expiry, shared by every node. Also the nonces of digest challenges.
+ */
+
+/** The transport flow a binding was registered over (reused to reach TCP/WS clients). */
+export interface BindingFlow {
+  readonly protocol: 'UDP' | 'TCP' | 'WS';
+  readonly address: string;
+  readonly port: number;
+  readonly local: { readonly address: string; readonly port: number };
+}
+
+export interface Binding {
+  /** Address of record, `login@domain` (lower-case domain). */
+  readonly aor: string;
+  /** Contact URI as registered. */
+  readonly contact: string;
+  /** Absolute expiry, epoch ms. */
+  readonly expiresAt: number;
+  readonly callId: string;
+  readonly cseq: number;
+  readonly accountSid: string;
+  readonly clientSid: string;
+  readonly flow: BindingFlow;
+  readonly userAgent: string | null;
+  /** Epoch ms of the first registration of this contact. */
+  readonly registeredAt: number;
+}
+
+export interface RegistrationStore {
+  /** Live bindings of the AOR (expired ones are never returned). */
+  list(aor: string): Promise<Binding[]>;
+  /** Adds or refreshes bindings and removes the contacts listed in `remove`, atomically per AOR. */
+  apply(aor: string, upsert: readonly Binding[], remove: readonly string[]): Promise<Binding[]>;
+  /** Removes every binding of the AOR. */
+  clear(aor: string): Promise<void>;
+  /** Number of AORs with at least one live binding (supervisor metric RegisteredUsers). */
+  countRegistered(): Promise<number>;
+  issueNonce(nonce: string, ttlSeconds: number): Promise<void>;
+  isNonceValid(nonce: string): Promise<boolean>;
+}

@@ -1,0 +1,117 @@
+/**
+ * Runs sipp (Debian sip-tester) as a real SIP peer. Peers bind 127.0.0.2+ so they never share the
+ * service's address (a `sip` package pitfall), on a free port, and stop by themselves (-m, -timeout).
+ * Scenarios live in test/fixtures/sipp, one per behaviour.
+ */
+import { spawn } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const SIPP_DIR = resolve(import.meta.dirname, '../fixtures/sipp');
+
+export interface SippOptions {
+  /** Scenario file name in test/fixtures/sipp, or a built-in (`-sn uas`) when prefixed with `sn:`. */
+  readonly scenario: string;
+  /** host:port of the remote side (omit for a UAS that only waits). */
+  readonly remote?: string;
+  readonly service?: string;
+  readonly transport?: 'u1' | 't1' | 'un';
+  readonly localIp?: string;
+  readonly localPort?: number;
+  readonly auth?: { readonly user: string; readonly password: string };
+  readonly keys?: Readonly<Record<string, string>>;
+  readonly calls?: number;
+  readonly rate?: number;
+  readonly timeoutSeconds?: number;
+  readonly extra?: readonly string[];
+}
+
+export interface SippResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** sipp's error trace (unexpected messages, timeouts). */
+  readonly errors: string;
+  /** The screen/stat summary lines when -trace_stat is used. */
+  readonly localPort: number;
+}
+
+/** A port free for both UDP and TCP on `ip`. */
+export async function freePort(ip = '127.0.0.2'): Promise<number> {
+  for (let i = 0; i < 20; i++) {
+    const port = await new Promise<number>((res, rej) => {
+      const s = createSocket('udp4');
+      s.once('error', rej);
+      s.bind(0, ip, () => {
+        const p = s.address().port;
+        s.close(() => res(p));
+      });
+    });
+    const tcpFree = await new Promise<boolean>((res) => {
+      const srv = createServer();
+      srv.once('error', () => res(false));
+      srv.listen(port, ip, () => srv.close(() => res(true)));
+    });
+    if (tcpFree) return port;
+  }
+  throw new Error('no free port');
+}
+
+export interface SippProcess {
+  readonly localPort: number;
+  readonly done: Promise<SippResult>;
+  /** Ends the process we started (by its PID). */
+  kill(): void;
+}
+
+/** Starts sipp and returns at once (for UAS peers that must be up before the call is placed). */
+export async function startSipp(o: SippOptions): Promise<SippProcess> {
+  const localIp = o.localIp ?? '127.0.0.2';
+  const localPort = o.localPort ?? (await freePort(localIp));
+  const dir = await mkdtemp(join(tmpdir(), 'sipp-'));
+  const errorFile = join(dir, 'errors.log');
+  const args: string[] = [];
+  if (o.remote) args.push(o.remote);
+  if (o.scenario.startsWith('sn:')) args.push('-sn', o.scenario.slice(3));
+  else args.push('-sf', join(SIPP_DIR, o.scenario));
+  args.push('-i', localIp, '-p', String(localPort), '-t', o.transport ?? 'u1');
+  args.push('-m', String(o.calls ?? 1), '-nostdin', '-trace_err', '-error_file', errorFile);
+  args.push('-timeout', `${o.timeoutSeconds ?? 20}s`, '-timeout_error');
+  if (o.rate) args.push('-r', String(o.rate));
+  if (o.service) args.push('-s', o.service);
+  if (o.auth) args.push('-au', o.auth.user, '-ap', o.auth.password);
+  for (const [k, v] of Object.entries(o.keys ?? {})) args.push('-key', k, v);
+  args.push(...(o.extra ?? []));
+  const child = spawn('sipp', args, { cwd: SIPP_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const done = new Promise<SippResult>((res) => {
+    child.on('close', async (code) => {
+      const errors = await readFile(errorFile, 'utf8').catch(() => '');
+      await rm(dir, { recursive: true, force: true });
+      res({ code, stdout, stderr, errors, localPort });
+    });
+  });
+  // Give sipp a moment to bind before callers use it.
+  await new Promise((r) => setTimeout(r, 150));
+  return {
+    localPort,
+    done,
+    kill: () => {
+      if (child.exitCode === null && child.pid) process.kill(child.pid, 'SIGTERM');
+    },
+  };
+}
+
+export async function runSipp(o: SippOptions): Promise<SippResult> {
+  return (await startSipp(o)).done;
+}
