@@ -316,10 +316,7 @@ export class SipStack {
   }
 
   private connectionFor(target: Target | Flow, onError: (err: Error) => void): SipConnection | undefined {
-    if ('local' in target) {
-      this.transports.get(target);
-      return;
-    }
+    if ('local' in target) return this.transports.get(target);
     return this.transports.open(target, onError);
   }
 
