@@ -88,10 +88,11 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     const sub = await connectSubscriber(redis);
     closers.push(() => sub.quit());
     const keys = redisKeys(config.redis.prefix);
+    const snapshots = new RedisSnapshotStore(redis, keys);
 
     const accounts = new AccountService({
       store: new PgAccountStore(db),
-      snapshots: new RedisSnapshotStore(redis, keys),
+      snapshots,
       bus: new RedisAccountBus(redis, sub, keys.accountChannel),
       logger: logger.child({ component: 'accounts' }),
     });
@@ -169,6 +170,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       recordingService,
       recordingStorage,
       gateways,
+      snapshots,
       profiles,
       profileBodyLimit: config.http.profileBodyLimit,
       effectiveProfileSid: (account) => profileResolver.effectiveProfileSid(account),
@@ -186,7 +188,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
           maxExpires: config.sip.registrarMaxExpires,
           isClientDomain: async (domain) => (await accounts.getOrganization(domain)) !== null,
         },
-        { registrations: new RedisRegistrationStore(redis, keys), clients },
+        { registrations: new RedisRegistrationStore(redis, keys), clients, gateways, snapshots },
         logger.child({ component: 'sip' }),
       );
       const sipService = sip;

@@ -17,6 +17,7 @@ import type { GatewayStore } from '../store/gateway-store.js';
 import type { NotificationStore } from '../store/notification-store.js';
 import type { NumberStore } from '../store/number-store.js';
 import type { RecordingStore } from '../store/recording-store.js';
+import type { SnapshotStore } from '../store/snapshot-store.js';
 import { state } from './context.js';
 import { errorHandler, notFound } from './errors.js';
 import { negotiateFormat } from './format.js';
@@ -53,6 +54,8 @@ export interface AppDeps {
   readonly recordingService: RecordingService;
   readonly recordingStorage: RecordingStorage;
   readonly gateways: GatewayStore;
+  /** Live actor state (the Gateway resource shows its registration from here). */
+  readonly snapshots: SnapshotStore;
   readonly profiles: ProfileStore;
   readonly profileBodyLimit: number;
   readonly effectiveProfileSid: (account: Account) => Promise<string>;

@@ -6,7 +6,7 @@
  * `algorithm`, so this is ours.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { StackAuth } from 'sip';
+import type { StackAuth, StackMessage } from 'sip';
 
 export const md5 = (s: string): string => createHash('md5').update(s, 'latin1').digest('hex');
 export const digestHa1 = (user: string, realm: string, password: string): string =>
@@ -161,4 +161,27 @@ export function authorize(
     ...(challenge.qop ? { qop: 'auth', nc: ncText, cnonce: quote(cnonce) } : {}),
     ...(challenge.opaque !== undefined ? { opaque: quote(challenge.opaque) } : {}),
   };
+}
+
+/**
+ * The request to send again after a 401/407 (RFC 3261 §22.2): a copy of `sent` with the next CSeq
+ * and the answer to the response's challenge. Null when `rs` is no challenge or we cannot answer
+ * it. The caller allows one retry per challenge so a wrong password cannot loop.
+ */
+export function retryWithCredentials<T extends StackMessage & { method: string; uri: string }>(
+  sent: T,
+  rs: StackMessage,
+  creds: { readonly username: string; readonly password: string } | undefined,
+): T | null {
+  if (!creds || (rs.status !== 401 && rs.status !== 407)) return null;
+  const challenge = readChallenge(
+    (rs.status === 401 ? rs.headers['www-authenticate'] : rs.headers['proxy-authenticate'])?.[0],
+  );
+  const auth = challenge && authorize(challenge, creds, sent.method, sent.uri);
+  if (!auth) return null;
+  const retry = structuredClone(sent);
+  retry.headers.via = [];
+  retry.headers.cseq = { seq: sent.headers.cseq.seq + 1, method: sent.method };
+  retry.headers[rs.status === 401 ? 'authorization' : 'proxy-authorization'] = [auth];
+  return retry;
 }

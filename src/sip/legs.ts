@@ -9,9 +9,8 @@ import type { Logger } from 'pino';
 import type { StackNameAddr } from 'sip';
 import { newSid, SidPrefix } from '../ids.js';
 import { acceptRemoteCseq, ackFor2xx, type Dialog, nextRequest, uacDialog, uasDialog } from './dialog.js';
-import { authorize, readChallenge } from './digest.js';
+import { retryWithCredentials } from './digest.js';
 import {
-  cloneMessage,
   headerText,
   newCallId,
   newTag,
@@ -250,20 +249,11 @@ export class SipLegs implements SipPort {
       this.emit(leg, { type: 'sip.ringing', legId: leg.id, status: rs.status, sdp: rs.content || null });
       return;
     }
-    if ((rs.status === 401 || rs.status === 407) && leg.call?.credentials && !leg.authTried) {
-      const challenge = readChallenge(
-        (rs.status === 401 ? rs.headers['www-authenticate'] : rs.headers['proxy-authenticate'])?.[0],
-      );
-      const auth = challenge && authorize(challenge, leg.call.credentials, 'INVITE', sent.uri);
-      if (auth) {
-        leg.authTried = true;
-        const retry = cloneMessage(sent);
-        retry.headers.via = [];
-        retry.headers.cseq = { seq: sent.headers.cseq.seq + 1, method: 'INVITE' };
-        retry.headers[rs.status === 401 ? 'authorization' : 'proxy-authorization'] = [auth];
-        this.sendInvite(leg, retry, contact);
-        return;
-      }
+    const retry = leg.authTried ? null : retryWithCredentials(sent, rs, leg.call?.credentials);
+    if (retry) {
+      leg.authTried = true;
+      this.sendInvite(leg, retry, contact);
+      return;
     }
     this.emit(leg, { type: 'sip.failed', legId: leg.id, status: rs.status, reason: rs.reason || '' });
   }
@@ -459,18 +449,8 @@ export class SipLegs implements SipPort {
         rq,
         (rs) => {
           if (rs.status < 200) return;
-          if ((rs.status === 401 || rs.status === 407) && message.credentials && !retried) {
-            const challenge = readChallenge(
-              (rs.status === 401 ? rs.headers['www-authenticate'] : rs.headers['proxy-authenticate'])?.[0],
-            );
-            const auth = challenge && authorize(challenge, message.credentials, 'MESSAGE', rq.uri);
-            if (auth) {
-              const retry = cloneMessage(rq);
-              retry.headers.cseq = { seq: rq.headers.cseq.seq + 1, method: 'MESSAGE' };
-              retry.headers[rs.status === 401 ? 'authorization' : 'proxy-authorization'] = [auth];
-              return send(retry, true);
-            }
-          }
+          const retry = retried ? null : retryWithCredentials(rq, rs, message.credentials);
+          if (retry) return send(retry, true);
           for (const l of this.listeners)
             l({
               type: 'sip.messageResult',

@@ -6,7 +6,10 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { ClientStore } from '../store/client-store.js';
+import type { GatewayStore } from '../store/gateway-store.js';
 import type { RegistrationStore } from '../store/registration-store.js';
+import type { SnapshotStore } from '../store/snapshot-store.js';
+import { GatewayRegistrations } from './gateways.js';
 import { SipLegs } from './legs.js';
 import { ALLOW_HEADER, parseUri, type SipRequest, tagOf } from './message.js';
 import type { InboundInvite } from './port.js';
@@ -29,12 +32,18 @@ export class SipService {
   readonly stack: SipStack;
   readonly registrar: Registrar;
   readonly legs: SipLegs;
+  readonly gateways: GatewayRegistrations;
   private ports: BoundPorts | null = null;
   private closing = false;
 
   constructor(
     private readonly options: SipServiceOptions,
-    stores: { readonly registrations: RegistrationStore; readonly clients: ClientStore },
+    stores: {
+      readonly registrations: RegistrationStore;
+      readonly clients: ClientStore;
+      readonly gateways: GatewayStore;
+      readonly snapshots: SnapshotStore;
+    },
     private readonly log: Logger,
   ) {
     this.stack = new SipStack(options, log);
@@ -52,11 +61,18 @@ export class SipService {
       log,
     );
     this.legs = new SipLegs(this.stack, log);
+    this.gateways = new GatewayRegistrations(
+      this.stack,
+      stores.gateways,
+      stores.snapshots,
+      log.child({ component: 'gateways' }),
+    );
     this.stack.onRequest((rq, flow) => this.dispatch(rq, flow));
   }
 
   async start(): Promise<BoundPorts> {
     this.ports = await this.stack.start();
+    await this.gateways.start();
     this.log.info(
       { ...this.ports, host: this.options.host, publicAddress: this.options.publicAddress },
       'sip listening',
@@ -71,6 +87,7 @@ export class SipService {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    await this.gateways.close();
     this.legs.closeAll();
     await this.stack.close();
   }

@@ -33,3 +33,20 @@ export interface GatewayStore {
   /** Changes made on any node, for the gateway registration actors; returns an unsubscribe function. */
   watch(onChange: (change: GatewayChange) => void): () => void;
 }
+
+/**
+ * The live registration of one gateway (kept in the snapshot store under kind `gateway` by the SIP
+ * layer's registration actor; shown on the Gateway resource).
+ */
+export interface GatewayRegistrationStatus {
+  readonly gatewaySid: string;
+  /** `registering`, `registered`, `retrying`, `unregistering`. */
+  readonly state: string;
+  /** When the binding at the gateway ends (epoch ms), while registered. */
+  readonly expiresAt: number | null;
+  /** Last final SIP status of a REGISTER (0 = no answer). */
+  readonly lastStatus: number | null;
+  readonly lastReason: string | null;
+  readonly failures: number;
+  readonly updatedAt: number;
+}

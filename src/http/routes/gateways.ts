@@ -6,16 +6,18 @@
 import type { Request, Response } from 'express';
 import { AppError } from '../../errors.js';
 import { newSid, SidPrefix } from '../../ids.js';
-import type { Gateway, GatewayStore } from '../../store/gateway-store.js';
+import type { Gateway, GatewayRegistrationStatus, GatewayStore } from '../../store/gateway-store.js';
+import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { accountOf, callerOf, formatOf } from '../context.js';
 import { Params } from '../params.js';
-import { Items, send } from '../render.js';
+import { type Format, Items, send } from '../render.js';
 import type { RouteTable } from '../router.js';
 import { gatewayDto } from '../serializers/records.js';
 import { friendlyNameParam } from '../validate.js';
 
 export interface GatewayRouteDeps {
   readonly gateways: GatewayStore;
+  readonly snapshots: SnapshotStore;
   readonly publicUrl: string;
 }
 
@@ -37,6 +39,9 @@ function proxyParam(p: Params): string | undefined {
 }
 
 export function gatewayRoutes(routes: RouteTable, deps: GatewayRouteDeps): void {
+  const withRegistration = async (g: Gateway, format: Format) =>
+    gatewayDto(g, format, await deps.snapshots.load<GatewayRegistrationStatus>('gateway', g.sid));
+
   for (const version of ['2012-04-24', '2010-04-01']) {
     const base = `/${version}/Accounts/:accountSid/Management/Gateways`;
     routes.resource(base, {
@@ -47,10 +52,7 @@ export function gatewayRoutes(routes: RouteTable, deps: GatewayRouteDeps): void 
           res,
           format,
           'Gateways',
-          new Items(
-            'Gateway',
-            list.map((g) => gatewayDto(g, format)),
-          ),
+          new Items('Gateway', await Promise.all(list.map((g) => withRegistration(g, format)))),
         );
       },
       POST: async (_req, res) => {
@@ -92,14 +94,14 @@ export function gatewayRoutes(routes: RouteTable, deps: GatewayRouteDeps): void 
         ttl: p.int('TTL', TTL_MIN, TTL_MAX),
       });
       if (!updated) throw new AppError('NotFound', `Gateway ${req.params.gatewaySid} not found`);
-      send(res, formatOf(res), 'Gateway', gatewayDto(updated, formatOf(res)));
+      send(res, formatOf(res), 'Gateway', await withRegistration(updated, formatOf(res)));
     };
 
     routes.resource(`${base}/:gatewaySid`, {
       GET: async (req, res) => {
         const g = await deps.gateways.get(superAdminOnly(res), req.params.gatewaySid as string);
         if (!g) throw new AppError('NotFound', `Gateway ${req.params.gatewaySid} not found`);
-        send(res, formatOf(res), 'Gateway', gatewayDto(g, formatOf(res)));
+        send(res, formatOf(res), 'Gateway', await withRegistration(g, formatOf(res)));
       },
       POST: update,
       PUT: update,

@@ -1,6 +1,6 @@
 /** Notification, Recording and Gateway DTOs (spec §Notification, §Recording, §Gateway). */
 import { rfc2822 } from '../../dates.js';
-import type { Gateway } from '../../store/gateway-store.js';
+import type { Gateway, GatewayRegistrationStatus } from '../../store/gateway-store.js';
 import type { Notification } from '../../store/notification-store.js';
 import type { Recording } from '../../store/recording-store.js';
 import type { Dto, Format } from '../render.js';
@@ -45,7 +45,11 @@ export function recordingDto(r: Recording, format: Format, publicUrl: string): D
 
 export const MASKED = '********';
 
-export function gatewayDto(g: Gateway, format: Format): Dto {
+/**
+ * A gateway with its live registration (docs/decisions.md): `RegistrationState` is null when
+ * Register is false, `unknown` when no node reports one yet.
+ */
+export function gatewayDto(g: Gateway, format: Format, reg: GatewayRegistrationStatus | null = null): Dto {
   return {
     Sid: g.sid,
     AccountSid: g.accountSid,
@@ -55,6 +59,9 @@ export function gatewayDto(g: Gateway, format: Format): Dto {
     Proxy: g.proxy,
     Register: g.register,
     TTL: g.ttl,
+    RegistrationState: g.register ? (reg?.state ?? 'unknown') : null,
+    RegistrationExpires: g.register && reg?.expiresAt ? rfc2822(new Date(reg.expiresAt)) : null,
+    RegistrationStatusCode: g.register ? (reg?.lastStatus ?? null) : null,
     DateCreated: rfc2822(g.dateCreated),
     DateUpdated: rfc2822(g.dateUpdated),
     Uri: uriOf(format, `${accountPath(g.accountSid)}/Management/Gateways/${g.sid}`),

@@ -16,6 +16,8 @@ export class RedisSnapshotStore implements SnapshotStore {
         return this.keys.callSnapshot(sid);
       case 'sms':
         return this.keys.smsSnapshot(sid);
+      case 'gateway':
+        return this.keys.gatewayState(sid);
     }
   }
 

@@ -1,0 +1,250 @@
+/**
+ * Gateway registrations: one `gatewayRegistrationMachine` actor per Gateway with Register=true,
+ * created at start and kept in step with gateway create/update/delete on any node (the store's
+ * change feed), without a restart. This adapter sends the REGISTERs (digest answered once per
+ * challenge) and publishes each actor's live state to the snapshot store, where the Gateway REST
+ * resource reads it (`RegistrationState`, `RegistrationExpires`; see docs/sip.md).
+ */
+import type { Logger } from 'pino';
+import { type Actor, createActor, fromPromise } from 'xstate';
+import type {
+  Gateway,
+  GatewayChange,
+  GatewayRegistrationStatus,
+  GatewayStore,
+} from '../store/gateway-store.js';
+import type { SnapshotStore } from '../store/snapshot-store.js';
+import { retryWithCredentials } from './digest.js';
+import {
+  gatewayRegistrationMachine,
+  type RegisterInput,
+  type RegisterOutcome,
+  RegistrationState,
+  registrationStateOf,
+} from './gateway-registration.machine.js';
+import { newCallId, newTag, parseUri, type SipRequest, type SipResponse } from './message.js';
+import type { SipStack } from './stack.js';
+
+type RegistrationActor = Actor<typeof gatewayRegistrationMachine>;
+
+/** How long close() waits for the un-REGISTERs it sends. */
+const CLOSE_WAIT_MS = 2_000;
+/** The status record outlives a dead node by this much (seconds). */
+const STATUS_TTL_SECONDS = 86_400;
+
+/** The registrar URI and address of record a Gateway's `Proxy` (host[:port] or a sip: URI) stands for. */
+export function gatewayTarget(g: Pick<Gateway, 'proxy' | 'userName'>): {
+  readonly registrar: string;
+  readonly aor: string;
+  readonly transport: 'UDP' | 'TCP';
+} | null {
+  const text = /^sips?:/i.test(g.proxy) ? g.proxy : `sip:${g.proxy}`;
+  const uri = parseUri(text);
+  if (!uri?.host) return null;
+  const host = uri.host.includes(':') && !uri.host.startsWith('[') ? `[${uri.host}]` : uri.host;
+  const hostPort = uri.port ? `${host}:${uri.port}` : host;
+  const transport = uri.params.transport?.toLowerCase() === 'tcp' ? 'TCP' : 'UDP';
+  const user = encodeURIComponent(g.userName ?? 'switchboard');
+  return {
+    registrar: `sip:${hostPort}${transport === 'TCP' ? ';transport=tcp' : ''}`,
+    aor: `sip:${user}@${host}`,
+    transport,
+  };
+}
+
+export class GatewayRegistrations {
+  private readonly actors = new Map<string, { actor: RegistrationActor; gateway: Gateway }>();
+  private unwatch: (() => void) | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly stack: SipStack,
+    private readonly gateways: GatewayStore,
+    private readonly snapshots: SnapshotStore,
+    private readonly log: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    this.unwatch = this.gateways.watch((change) => this.onChange(change));
+    for (const g of await this.gateways.listAll()) this.ensure(g);
+  }
+
+  /** Live status of every registration this node runs. */
+  list(): GatewayRegistrationStatus[] {
+    return [...this.actors.keys()].map((sid) => this.status(sid)).filter((s) => s !== null);
+  }
+
+  status(gatewaySid: string): GatewayRegistrationStatus | null {
+    const entry = this.actors.get(gatewaySid);
+    if (!entry) return null;
+    const snap = entry.actor.getSnapshot();
+    const c = snap.context;
+    const state = registrationStateOf(snap);
+    return {
+      gatewaySid,
+      state,
+      expiresAt: state === RegistrationState.Registered ? c.expiresAt : null,
+      lastStatus: c.lastStatus,
+      lastReason: c.lastReason,
+      failures: c.failures,
+      updatedAt: Date.now(),
+    };
+  }
+
+  /** Sends un-REGISTER for every gateway (bounded wait) and stops the actors; idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.unwatch?.();
+    const entries = [...this.actors.values()];
+    const done = entries.map(
+      ({ actor }) =>
+        new Promise<void>((resolve) => {
+          const sub = actor.subscribe({ complete: () => resolve() });
+          actor.send({ type: 'gateway.removed' });
+          setTimeout(() => {
+            sub.unsubscribe();
+            resolve();
+          }, CLOSE_WAIT_MS).unref();
+        }),
+    );
+    await Promise.all(done);
+    for (const { actor } of entries) actor.stop();
+    this.actors.clear();
+  }
+
+  private onChange(change: GatewayChange): void {
+    if (this.closed) return;
+    if (change.kind === 'delete') this.remove(change.sid);
+    else this.ensure(change.gateway);
+  }
+
+  private ensure(g: Gateway): void {
+    if (!g.register || !gatewayTarget(g)) {
+      if (g.register)
+        this.log.warn({ gatewaySid: g.sid, proxy: g.proxy }, 'gateway proxy is not a SIP address');
+      this.remove(g.sid);
+      return;
+    }
+    const existing = this.actors.get(g.sid);
+    if (existing) {
+      const old = existing.gateway;
+      existing.gateway = g;
+      const changed =
+        old.proxy !== g.proxy ||
+        old.userName !== g.userName ||
+        old.password !== g.password ||
+        old.ttl !== g.ttl;
+      if (changed) existing.actor.send({ type: 'gateway.updated', ttl: g.ttl });
+      return;
+    }
+    const log = this.log.child({ gatewaySid: g.sid });
+    const actor = createActor(
+      gatewayRegistrationMachine.provide({
+        actors: {
+          register: fromPromise<RegisterOutcome, RegisterInput>(({ input }) => this.register(input)),
+        },
+      }),
+      { input: { gatewaySid: g.sid, ttl: g.ttl, callId: newCallId(this.stack.host) } },
+    );
+    this.actors.set(g.sid, { actor, gateway: g });
+    let last: RegistrationState | null = null;
+    actor.subscribe({
+      next: (snap) => {
+        const state = registrationStateOf(snap);
+        if (state === last) return;
+        last = state;
+        const c = snap.context;
+        log.info(
+          { state, lastStatus: c.lastStatus, lastReason: c.lastReason, failures: c.failures },
+          'gateway registration',
+        );
+        const status = this.status(g.sid);
+        if (status && state !== RegistrationState.Removed) {
+          this.snapshots.save('gateway', g.sid, status, STATUS_TTL_SECONDS).catch((err) => {
+            log.warn({ err }, 'gateway status not saved');
+          });
+        }
+      },
+      complete: () => {
+        if (this.actors.get(g.sid)?.actor === actor) this.actors.delete(g.sid);
+        this.snapshots.delete('gateway', g.sid).catch(() => {});
+      },
+      error: (err) => log.error({ err }, 'gateway registration actor failed'),
+    });
+    actor.start();
+  }
+
+  private remove(sid: string): void {
+    this.actors.get(sid)?.actor.send({ type: 'gateway.removed' });
+  }
+
+  /** One REGISTER transaction, plus one retry answering a digest challenge. */
+  private async register(input: RegisterInput): Promise<RegisterOutcome> {
+    const g = this.actors.get(input.gatewaySid)?.gateway;
+    const target = g && gatewayTarget(g);
+    if (!g || !target) return { status: 0, reason: 'gateway gone', expires: 0, nextCseq: input.cseq };
+    const contactUri = `sip:${encodeURIComponent(g.userName ?? 'switchboard')}@${this.contactHost()}:${this.stack.port}${
+      target.transport === 'TCP' ? ';transport=tcp' : ''
+    }`;
+    const request: SipRequest = {
+      method: 'REGISTER',
+      uri: target.registrar,
+      version: '2.0',
+      headers: {
+        via: [],
+        to: { uri: target.aor, params: {} },
+        from: { uri: target.aor, params: { tag: newTag() } },
+        'call-id': input.callId,
+        cseq: { seq: input.cseq, method: 'REGISTER' },
+        contact: [{ uri: contactUri, params: {} }],
+        expires: String(input.expires),
+        'max-forwards': 70,
+        'user-agent': 'Switchboard',
+      },
+    };
+    const credentials =
+      g.userName && g.password !== null ? { username: g.userName, password: g.password } : undefined;
+    let rs = await this.send(request);
+    let sent = request;
+    const retry = retryWithCredentials(request, rs, credentials);
+    if (retry) {
+      sent = retry;
+      rs = await this.send(retry);
+    }
+    return {
+      status: rs.status,
+      reason: rs.reason ?? '',
+      expires: grantedExpires(rs, contactUri, input.expires),
+      nextCseq: sent.headers.cseq.seq + 1,
+    };
+  }
+
+  private send(rq: SipRequest): Promise<SipResponse> {
+    return new Promise((resolve) => {
+      this.stack.send(rq, (rs) => {
+        if (rs.status >= 200) resolve(rs);
+      });
+    });
+  }
+
+  private contactHost(): string {
+    const h = this.stack.host;
+    return h.includes(':') && !h.startsWith('[') ? `[${h}]` : h;
+  }
+}
+
+/** The expiry the registrar granted (RFC 3261 §10.2.4): our Contact's `expires`, else Expires, else asked. */
+function grantedExpires(rs: SipResponse, contactUri: string, requested: number): number {
+  const ours = parseUri(contactUri);
+  const contacts = Array.isArray(rs.headers.contact) ? rs.headers.contact : [];
+  for (const c of contacts) {
+    if (contacts.length === 1 && Number.isFinite(Number(c.params?.expires))) return Number(c.params.expires);
+    const u = typeof c.uri === 'string' ? parseUri(c.uri) : undefined;
+    const e = Number(c.params?.expires);
+    if (u && ours && u.host === ours.host && (u.port ?? 5060) === (ours.port ?? 5060) && Number.isFinite(e))
+      return e;
+  }
+  const header = Number(rs.headers.expires);
+  return Number.isFinite(header) && String(rs.headers.expires ?? '').trim() !== '' ? header : requested;
+}
