@@ -39,6 +39,21 @@ export interface SippResult {
   readonly localPort: number;
 }
 
+/** Whether `port` is free for both UDP and TCP on `ip`. */
+export async function isFree(ip: string, port: number): Promise<boolean> {
+  const udp = await new Promise<boolean>((res) => {
+    const s = createSocket('udp4');
+    s.once('error', () => res(false));
+    s.bind(port, ip, () => s.close(() => res(true)));
+  });
+  if (!udp) return false;
+  return new Promise<boolean>((res) => {
+    const srv = createServer();
+    srv.once('error', () => res(false));
+    srv.listen(port, ip, () => srv.close(() => res(true)));
+  });
+}
+
 /** A port free for both UDP and TCP on `ip`. */
 export async function freePort(ip = '127.0.0.2'): Promise<number> {
   for (let i = 0; i < 20; i++) {
@@ -50,12 +65,7 @@ export async function freePort(ip = '127.0.0.2'): Promise<number> {
         s.close(() => res(p));
       });
     });
-    const tcpFree = await new Promise<boolean>((res) => {
-      const srv = createServer();
-      srv.once('error', () => res(false));
-      srv.listen(port, ip, () => srv.close(() => res(true)));
-    });
-    if (tcpFree) return port;
+    if (await isFree(ip, port)) return port;
   }
   throw new Error('no free port');
 }
