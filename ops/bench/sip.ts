@@ -1,0 +1,299 @@
+/**
+ * bench:sip — the SIP core under sipp load, server in its own process (issue 4 benchmark).
+ *   1. REGISTER with digest for 10,000 clients (CSV injection), stepping the rate until failures
+ *      appear: the highest achieved rate with 0 failures, and the 401 → 200 round trip p50/p95.
+ *      Target on 2 cores, sipp included: ≥ 500 registrations/s with 0 failures.
+ *   2. Plain INVITE/200/ACK/BYE at 200 calls/s against a bare answerer (SipStack + SipLegs):
+ *      achieved rate, failures, and the stack's CPU per call.
+ * Rates are sipp's achieved ones (successful calls / elapsed), not `-r`.
+ * Usage: npm run bench:sip [-- --users 10000 --step 8 --rates 250,500,750,1000,1250,1500,2000]
+ */
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { newSid, SidPrefix } from '../../src/ids.js';
+import { digestHa1 } from '../../src/sip/digest.js';
+import { PgClientStore } from '../../src/store/postgres/client-repository.js';
+import { openDb, sql } from '../../src/store/postgres/db.js';
+import { createNamespace } from '../../test/support/namespace.js';
+import { freePort } from '../../test/support/sipp.js';
+
+const arg = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? fallback : (process.argv[i + 1] ?? fallback);
+};
+const USERS = Number(arg('users', '10000'));
+const STEP_SECONDS = Number(arg('step', '8'));
+const RATES = arg('rates', '250,500,750,1000,1250,1500,2000,2500').split(',').map(Number);
+const ROOT = resolve(import.meta.dirname, '../..');
+const SERVER_IP = '127.0.0.1';
+const PEER_IP = '127.0.0.2';
+
+/** CPU seconds (user + system) of a process so far, from /proc. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+interface SippRun {
+  successful: number;
+  failed: number;
+  elapsed: number;
+  rtts: number[];
+}
+
+/** Runs sipp in a scratch directory with -trace_stat/-trace_rtt and reads its figures back. */
+async function sipp(args: string[], scenario: string | null): Promise<SippRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'benchsip-'));
+  try {
+    const full = [...args, '-nostdin', '-trace_stat', '-fd', '1', '-trace_rtt', '-rtt_freq', '1'];
+    if (scenario) {
+      copyFileSync(join(ROOT, 'ops/sipp', scenario), join(dir, scenario));
+      full.push('-sf', scenario);
+    }
+    const child = spawn('sipp', full, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const [code] = (await once(child, 'close')) as [number];
+    const files = readdirSync(dir);
+    const stat = files.find((f) => f.endsWith('_.csv'));
+    if (!stat) throw new Error(`sipp wrote no statistics (exit ${code}): ${stderr.slice(0, 500)}`);
+    const lines = readFileSync(join(dir, stat), 'utf8').trim().split('\n');
+    const head = lines[0]!.split(';');
+    const last = lines[lines.length - 1]!.split(';');
+    const col = (name: string) => last[head.indexOf(name)] ?? '';
+    const [h, m, s] = col('ElapsedTime(C)').split(':').map(Number);
+    const rttFile = files.find((f) => f.endsWith('_rtt.csv'));
+    const rtts = rttFile
+      ? readFileSync(join(dir, rttFile), 'utf8')
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((l) => Number(l.split(';')[1]))
+          .filter((v) => Number.isFinite(v))
+          .sort((a, b) => a - b)
+      : [];
+    return {
+      successful: Number(col('SuccessfulCall(C)')),
+      failed: Number(col('FailedCall(C)')),
+      elapsed: (h ?? 0) * 3600 + (m ?? 0) * 60 + (s ?? 0),
+      rtts,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function startServer(
+  ns: Awaited<ReturnType<typeof createNamespace>>,
+  sipPort: number,
+): Promise<ChildProcess> {
+  const httpPort = await freePort(SERVER_IP);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      HTTP_PORT: String(httpPort),
+      HTTP_HOST: SERVER_IP,
+      SIP_HOST: SERVER_IP,
+      SIP_PORT: String(sipPort),
+      SIP_TCP: 'false',
+      DATABASE_URL: ns.databaseUrl,
+      REDIS_PREFIX: ns.redisPrefix,
+      ADMIN_EMAIL: 'bench@example.test',
+      ADMIN_PASSWORD: 'bench-password',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const auth = `Basic ${Buffer.from('bench@example.test:bench-password').toString('base64')}`;
+  for (let i = 0; i < 150; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    try {
+      const r = await fetch(`http://${SERVER_IP}:${httpPort}/2012-04-24/Accounts/bench%40example.test.json`, {
+        headers: { authorization: auth },
+      });
+      if (r.ok) return child;
+    } catch {
+      // not listening yet
+    }
+  }
+  child.kill('SIGTERM');
+  throw new Error('server did not start');
+}
+
+/** 10,000 enabled clients of the Super Admin's account in the default organization, straight into Postgres. */
+async function provisionClients(databaseUrl: string, dir: string): Promise<string> {
+  const db = openDb(databaseUrl, 4);
+  try {
+    const [admin] = await db.query(
+      sql`SELECT a.sid, a.organization_sid, o.domain_name FROM accounts a
+          JOIN organizations o ON o.sid = a.organization_sid WHERE a.email_address = 'bench@example.test'`,
+    );
+    const store = new PgClientStore(db);
+    const at = new Date();
+    const csv = ['SEQUENTIAL'];
+    for (let start = 0; start < USERS; start += 200) {
+      const batch = [];
+      for (let i = start; i < Math.min(USERS, start + 200); i++) {
+        const login = `user${i}`;
+        const password = `pw-${i}-secret`;
+        csv.push(`${login};[authentication username=${login} password=${password}]`);
+        batch.push(
+          store.insert({
+            sid: newSid(SidPrefix.Client),
+            accountSid: admin.sid,
+            organizationSid: admin.organization_sid,
+            login,
+            friendlyName: login,
+            apiVersion: '2012-04-24',
+            status: 1,
+            ha1: digestHa1(login, admin.domain_name, password),
+            realm: admin.domain_name,
+            voiceUrl: null,
+            voiceMethod: 'POST',
+            voiceFallbackUrl: null,
+            voiceFallbackMethod: 'POST',
+            voiceApplicationSid: null,
+            dateCreated: at,
+            dateUpdated: at,
+          }),
+        );
+      }
+      await Promise.all(batch);
+    }
+    const file = join(dir, 'users.csv');
+    writeFileSync(file, `${csv.join('\n')}\n`);
+    return file;
+  } finally {
+    await db.dispose();
+  }
+}
+
+async function registrations(): Promise<void> {
+  const ns = await createNamespace('benchsip');
+  const sipPort = await freePort(SERVER_IP);
+  const server = await startServer(ns, sipPort);
+  const dir = mkdtempSync(join(tmpdir(), 'benchsip-users-'));
+  try {
+    const csv = await provisionClients(ns.databaseUrl, dir);
+    console.log(
+      `REGISTER with digest, ${USERS} users (CSV), ${STEP_SECONDS} s per step, UDP, server pid ${server.pid}`,
+    );
+    console.log(
+      'target/s | achieved/s | ok     | failed | 401→200 p50 / p95 / max ms | server CPU ms/registration',
+    );
+    let best = 0;
+    let bestP95 = Number.NaN;
+    for (const rate of RATES) {
+      const cpu0 = cpuSeconds(server.pid!);
+      const r = await sipp(
+        [
+          `${SERVER_IP}:${sipPort}`,
+          '-i',
+          PEER_IP,
+          '-p',
+          String(await freePort(PEER_IP)),
+          '-t',
+          'u1',
+          '-inf',
+          csv,
+          '-r',
+          String(rate),
+          '-m',
+          String(rate * STEP_SECONDS),
+          '-timeout',
+          `${STEP_SECONDS * 4}s`,
+          '-max_recv_loops',
+          '5000',
+        ],
+        'uac-register-csv-expect-200.xml',
+      );
+      const cpu = cpuSeconds(server.pid!) - cpu0;
+      const achieved = r.elapsed > 0 ? r.successful / r.elapsed : 0;
+      const p50 = percentile(r.rtts, 50);
+      const p95 = percentile(r.rtts, 95);
+      console.log(
+        `${String(rate).padStart(8)} | ${achieved.toFixed(0).padStart(10)} | ${String(r.successful).padEnd(6)} | ${String(r.failed).padEnd(6)} | ${p50} / ${p95} / ${r.rtts[r.rtts.length - 1] ?? '?'}`.padEnd(
+          80,
+        ) + ` | ${((cpu * 1000) / Math.max(1, r.successful)).toFixed(2)}`,
+      );
+      if (r.failed > 0 || achieved < rate * 0.9) break;
+      best = achieved;
+      bestP95 = p95;
+    }
+    console.log(
+      `highest rate with 0 failures: ${best.toFixed(0)} registrations/s (401→200 p95 ${bestP95} ms); target ≥ 500/s`,
+    );
+  } finally {
+    server.kill('SIGTERM');
+    await once(server, 'exit');
+    rmSync(dir, { recursive: true, force: true });
+    await ns.dispose();
+  }
+}
+
+async function invites(): Promise<void> {
+  const port = await freePort(SERVER_IP);
+  const answerer = fork(join(ROOT, 'ops/bench/sip-answerer.ts'), [SERVER_IP, String(port)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  await once(answerer, 'message');
+  try {
+    const rate = 200;
+    const seconds = 15;
+    const cpu0 = cpuSeconds(answerer.pid!);
+    const r = await sipp(
+      [
+        `${SERVER_IP}:${port}`,
+        '-sn',
+        'uac',
+        '-i',
+        PEER_IP,
+        '-p',
+        String(await freePort(PEER_IP)),
+        '-t',
+        'u1',
+        '-r',
+        String(rate),
+        '-m',
+        String(rate * seconds),
+        '-d',
+        '0',
+        '-timeout',
+        `${seconds * 4}s`,
+      ],
+      null,
+    );
+    const cpu = cpuSeconds(answerer.pid!) - cpu0;
+    console.log(
+      `INVITE/200/ACK/BYE at ${rate}/s for ${seconds} s: achieved ${(r.successful / Math.max(1, r.elapsed)).toFixed(0)}/s, ` +
+        `${r.successful} ok, ${r.failed} failed; stack CPU ${((cpu * 1000) / Math.max(1, r.successful)).toFixed(2)} ms per call ` +
+        `(${((cpu / Math.max(1, r.elapsed)) * 100).toFixed(0)} % of one core)`,
+    );
+  } finally {
+    answerer.kill('SIGTERM');
+    await once(answerer, 'exit');
+  }
+}
+
+async function main() {
+  console.log(`bench:sip — node ${process.version}`);
+  await registrations();
+  await invites();
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
