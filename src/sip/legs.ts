@@ -10,15 +10,7 @@ import type { StackNameAddr } from 'sip';
 import { newSid, SidPrefix } from '../ids.js';
 import { acceptRemoteCseq, ackFor2xx, type Dialog, nextRequest, uacDialog, uasDialog } from './dialog.js';
 import { retryWithCredentials } from './digest.js';
-import {
-  headerText,
-  newCallId,
-  newTag,
-  type SipRequest,
-  type SipResponse,
-  tagOf,
-  uriOf,
-} from './message.js';
+import { headerText, newCallId, newTag, type SipRequest, type SipResponse, tagOf, uriOf } from './message.js';
 import {
   type InboundInvite,
   type OutboundMessage,
