@@ -6,6 +6,8 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AccountService } from './actors/account/account-service.js';
+import { CallAdmission } from './actors/call/admission.js';
+import { CallRuntime, signallingOnlyOffer } from './actors/call/call-runtime.js';
 import type { Config } from './config.js';
 import { type App, createApp } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
@@ -31,11 +33,13 @@ import { PgNumberStore } from './store/postgres/number-repository.js';
 import { PgProfileStore } from './store/postgres/profile-repository.js';
 import { PgRecordingStore } from './store/postgres/recording-repository.js';
 import { RedisAccountBus } from './store/redis/account-bus.js';
+import { RedisCallAdmission } from './store/redis/call-admission.js';
 import { connectRedis, connectSubscriber, type Redis } from './store/redis/client.js';
 import { RedisGatewayBus } from './store/redis/gateway-bus.js';
 import { redisKeys } from './store/redis/keys.js';
 import { RedisRegistrationStore } from './store/redis/registration-store.js';
 import { RedisSnapshotStore } from './store/redis/snapshot-store.js';
+import { WebhookClient } from './webhooks/index.js';
 
 export interface RunningServer {
   readonly config: Config;
@@ -154,30 +158,6 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       clients.moveToOrganization(accountSid, organizationSid),
     );
 
-    const app = createApp({
-      logger: logger.child({ component: 'http' }),
-      publicUrl,
-      bodyLimit: config.http.bodyLimit,
-      accounts,
-      calls,
-      applications,
-      clients,
-      numbers,
-      numberProvider: new LocalPoolProvider(config.numbers.pool),
-      notifications,
-      notifier,
-      recordings,
-      recordingService,
-      recordingStorage,
-      gateways,
-      snapshots,
-      profiles,
-      profileBodyLimit: config.http.profileBodyLimit,
-      effectiveProfileSid: (account) => profileResolver.effectiveProfileSid(account),
-    });
-    server.on('request', app.express);
-    logger.info({ url, publicUrl }, 'switchboard listening');
-
     let sip: SipService | null = null;
     if (config.sip.enabled) {
       sip = new SipService(
@@ -195,6 +175,85 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       closers.push(() => sipService.close());
       await sip.start();
     }
+    const webhooks = new WebhookClient({
+      connectTimeoutMs: config.webhooks.connectTimeoutMs,
+      totalTimeoutMs: config.webhooks.totalTimeoutMs,
+      retries: config.webhooks.retries,
+      blockPrivate: config.webhooks.blockPrivate,
+      logger: logger.child({ component: 'webhooks' }),
+      onFailure: (n) => {
+        void notifier.notify({
+          accountSid: n.accountSid,
+          callSid: n.context.callSid ?? null,
+          errorCode: n.errorCode,
+          log: n.log,
+          messageText: n.messageText,
+          requestUrl: n.requestUrl,
+          requestMethod: n.requestMethod,
+          requestVariables: n.requestVariables,
+          responseHeaders: { ...n.responseHeaders },
+          responseBody: n.responseBody,
+        });
+      },
+    });
+    closers.push(async () => webhooks.close());
+    const admission = new CallAdmission(new RedisCallAdmission(redis, keys), {
+      maxConcurrent: config.limits.concurrentCallsPerAccount,
+      perSecond: config.limits.callsPerSecondPerAccount,
+      maxQueued: 10_000,
+    });
+    closers.push(async () => admission.stop());
+    let callRuntime: CallRuntime | null = null;
+    if (sip) {
+      const sipService = sip;
+      callRuntime = new CallRuntime({
+        sip: sipService.legs,
+        calls,
+        snapshots,
+        admission,
+        webhooks,
+        authTokenOf: async (sid) => (await accounts.get(sid))?.authToken ?? null,
+        multiProviderOf: (sid) => profileResolver.effectiveMultiProvider(sid),
+        locateClient: async (accountSid, login) => {
+          const account = await accounts.get(accountSid);
+          const org = account ? await accounts.getOrganization(account.organizationSid) : null;
+          if (!org) return [];
+          return (await sipService.registrar.locate(login, org.domainName)).map((b) => b.contact);
+        },
+        sipHost: config.sip.publicAddress,
+        defaultProxy: config.sip.outboundProxy,
+        media: { offer: async () => signallingOnlyOffer(config.sip.publicAddress), release: () => {} },
+        logger: logger.child({ component: 'calls' }),
+      });
+      const runtime = callRuntime;
+      closers.push(async () => runtime.stop());
+    }
+
+    const app = createApp({
+      logger: logger.child({ component: 'http' }),
+      publicUrl,
+      bodyLimit: config.http.bodyLimit,
+      accounts,
+      calls,
+      applications,
+      clients,
+      numbers,
+      numberProvider: new LocalPoolProvider(config.numbers.pool),
+      notifications,
+      notifier,
+      recordings,
+      recordingService,
+      recordingStorage,
+      gateways,
+      snapshots,
+      callRuntime,
+      profiles,
+      profileBodyLimit: config.http.profileBodyLimit,
+      effectiveProfileSid: (account) => profileResolver.effectiveProfileSid(account),
+    });
+    server.on('request', app.express);
+    logger.info({ url, publicUrl }, 'switchboard listening');
+
     let closed = false;
     return {
       config,

@@ -4,6 +4,7 @@
  */
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { AccountService } from '../actors/account/account-service.js';
+import type { CallRuntime } from '../actors/call/call-runtime.js';
 import type { Logger } from '../logger.js';
 import type { Notifier } from '../notifications/notifier.js';
 import type { NumberProvider } from '../numbers/provider.js';
@@ -56,6 +57,8 @@ export interface AppDeps {
   readonly gateways: GatewayStore;
   /** Live actor state (the Gateway resource shows its registration from here). */
   readonly snapshots: SnapshotStore;
+  /** The call runtime (null with SIP_ENABLED=false). */
+  readonly callRuntime: CallRuntime | null;
   readonly profiles: ProfileStore;
   readonly profileBodyLimit: number;
   readonly effectiveProfileSid: (account: Account) => Promise<string>;

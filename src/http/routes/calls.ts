@@ -1,22 +1,70 @@
 /**
  * Calls endpoints (spec §Endpoints › Calls): list with To, From, Status, StartTime filters and the
- * paging envelope (items under `calls`, most recent first), and get one. Creating and modifying calls
- * is added by the call runtime.
+ * paging envelope (items under `calls`, most recent first), get one, create a call (`POST /Calls`,
+ * answered with status queued once the record is written) and modify a live one
+ * (`POST /Calls/{sid}`: Status=canceled|completed). See docs/calls.md.
  */
 import type { Request } from 'express';
+import { DEFAULT_RING_TIMEOUT_SECONDS } from '../../actors/call/call.machine.js';
+import type { CallRuntime, OutboundCallRequest } from '../../actors/call/call-runtime.js';
+import { parseProgressEvents } from '../../actors/call/status-callbacks.js';
 import { parseFilterDate } from '../../dates.js';
 import { AppError } from '../../errors.js';
-import { CALL_STATUSES, type CallStore } from '../../store/call-store.js';
+import { CALL_STATUSES, type CallStore, TERMINAL_CALL_STATUSES } from '../../store/call-store.js';
 import { accountOf, formatOf } from '../context.js';
 import { pageEnvelope, parsePage } from '../paging.js';
 import { Params } from '../params.js';
 import { Items, send, sendPage } from '../render.js';
 import type { RouteTable } from '../router.js';
 import { callDto } from '../serializers/call.js';
-import { API_ROOT } from '../uris.js';
+import { API_ROOT, API_VERSION } from '../uris.js';
+import { methodParam, urlParam } from '../validate.js';
 
 export interface CallRouteDeps {
   readonly calls: CallStore;
+  /** The call runtime; null when SIP is disabled (creating and modifying calls answer 503). */
+  readonly callRuntime: CallRuntime | null;
+  readonly publicUrl: string;
+}
+
+/** Twilio's limit on Timeout (seconds). */
+const MAX_TIMEOUT = 600;
+
+function runtimeOf(deps: CallRouteDeps): CallRuntime {
+  if (!deps.callRuntime) throw new AppError('Unavailable', 'Calls are not available: SIP is disabled');
+  return deps.callRuntime;
+}
+
+/** Validates `POST /Calls` (spec §Calls create parameters). */
+function outboundRequest(p: Params, accountSid: string, apiVersion: string): OutboundCallRequest {
+  const from = p.get('From');
+  const to = p.get('To');
+  if (!from) throw new AppError('MissingParameter', 'From is required');
+  if (!to) throw new AppError('MissingParameter', 'To is required');
+  const url = urlParam(p, 'Url');
+  if (!url) throw new AppError('MissingParameter', 'Url is required');
+  const events = parseProgressEvents(p.get('StatusCallbackEvent'));
+  if (!events.ok)
+    throw new AppError(
+      'InvalidParameter',
+      `StatusCallbackEvent: unknown event "${events.unknown}" (initiated, ringing, answered, completed)`,
+    );
+  if (from.length > 256 || /[\r\n]/.test(from))
+    throw new AppError('InvalidParameter', 'From is not a valid caller id');
+  return {
+    accountSid,
+    apiVersion,
+    from,
+    to,
+    url,
+    method: methodParam(p, 'Method') ?? 'POST',
+    fallbackUrl: urlParam(p, 'FallbackUrl') ?? null,
+    fallbackMethod: methodParam(p, 'FallbackMethod') ?? 'POST',
+    statusCallback: urlParam(p, 'StatusCallback') ?? null,
+    statusCallbackMethod: methodParam(p, 'StatusCallbackMethod') ?? 'POST',
+    statusCallbackEvents: events.events,
+    timeoutSeconds: p.int('Timeout', 1, MAX_TIMEOUT) ?? DEFAULT_RING_TIMEOUT_SECONDS,
+  };
 }
 
 function dateFilter(q: Params, name: string): Date | undefined {
@@ -84,6 +132,14 @@ export function callRoutes(routes: RouteTable, deps: CallRouteDeps): void {
         'calls',
       );
     },
+    POST: async (_req, res) => {
+      const account = accountOf(res);
+      const request = outboundRequest(Params.body(res), account.sid, API_VERSION);
+      const record = await runtimeOf(deps).createOutbound(request);
+      const format = formatOf(res);
+      res.setHeader('Location', `${deps.publicUrl}${API_ROOT}/Accounts/${account.sid}/Calls/${record.sid}`);
+      send(res, format, 'Call', callDto(record, format), 201);
+    },
   });
 
   routes.resource(`${API_ROOT}/Accounts/:accountSid/Calls/:callSid`, {
@@ -91,6 +147,23 @@ export function callRoutes(routes: RouteTable, deps: CallRouteDeps): void {
       const call = await deps.calls.get(accountOf(res).sid, req.params.callSid as string);
       if (!call) throw new AppError('NotFound', `Call ${req.params.callSid} not found`);
       send(res, formatOf(res), 'Call', callDto(call, formatOf(res)));
+    },
+    POST: async (req, res) => {
+      const sid = req.params.callSid as string;
+      const account = accountOf(res);
+      const call = await deps.calls.get(account.sid, sid);
+      if (!call) throw new AppError('NotFound', `Call ${sid} not found`);
+      const p = Params.body(res);
+      const status = p.oneOf('Status', ['canceled', 'completed'] as const);
+      if (status === undefined)
+        throw new AppError('MissingParameter', 'Status (canceled or completed) is required');
+      if (TERMINAL_CALL_STATUSES.includes(call.status))
+        throw new AppError('Conflict', `Call ${sid} is not live (status ${call.status})`);
+      const outcome = runtimeOf(deps).modifyStatus(sid, status);
+      if (!outcome.live) throw new AppError('Conflict', `Call ${sid} is not live on this service`);
+      // Status=canceled on an answered call has no effect (spec): the call is returned as it is.
+      const after = (await deps.calls.get(account.sid, sid)) ?? call;
+      send(res, formatOf(res), 'Call', callDto(after, formatOf(res)));
     },
   });
 }

@@ -1,0 +1,88 @@
+/**
+ * Call progress events (spec §Events "Call progress"): which events a REST call asked for and the
+ * parameters of each callback. Pure; the runtime sends them through the WebhookClient.
+ *
+ * - `StatusCallbackEvent` is a comma- or space-separated list of initiated, ringing, answered,
+ *   completed; with a StatusCallback but no events only `completed` is sent.
+ * - Parameters: those of a voice markup request (CallSid, AccountSid, From, To, CallStatus,
+ *   ApiVersion, Direction, ForwardedFrom, CallerName) plus CallbackSource=call-progress-events,
+ *   SequenceNumber (0, 1, … per call in the order sent), Timestamp (RFC 2822, UTC) and, on
+ *   completed, CallDuration (seconds) — Twilio's names.
+ */
+import { rfc2822 } from '../../dates.js';
+import type { CallDirection, CallStatus } from '../../store/call-store.js';
+
+export const ProgressEvent = {
+  Initiated: 'initiated',
+  Ringing: 'ringing',
+  Answered: 'answered',
+  Completed: 'completed',
+} as const;
+export type ProgressEvent = (typeof ProgressEvent)[keyof typeof ProgressEvent];
+export const PROGRESS_EVENTS: readonly ProgressEvent[] = Object.values(ProgressEvent);
+
+/** Parses StatusCallbackEvent; null names the first unknown event. */
+export function parseProgressEvents(
+  value: string | undefined,
+): { ok: true; events: ReadonlySet<ProgressEvent> } | { ok: false; unknown: string } {
+  if (value === undefined || value.trim() === '')
+    return { ok: true, events: new Set([ProgressEvent.Completed]) };
+  const events = new Set<ProgressEvent>();
+  for (const raw of value.split(/[\s,]+/)) {
+    const e = raw.trim().toLowerCase();
+    if (!e) continue;
+    if (!(PROGRESS_EVENTS as readonly string[]).includes(e)) return { ok: false, unknown: raw };
+    events.add(e as ProgressEvent);
+  }
+  return { ok: true, events };
+}
+
+/** The event a REST-visible status change stands for (queued → initiated is sent on dial). */
+export function progressEventOf(status: CallStatus): ProgressEvent {
+  switch (status) {
+    case 'queued':
+      return ProgressEvent.Initiated;
+    case 'ringing':
+      return ProgressEvent.Ringing;
+    case 'in-progress':
+      return ProgressEvent.Answered;
+    default:
+      return ProgressEvent.Completed;
+  }
+}
+
+export interface ProgressCall {
+  readonly sid: string;
+  readonly accountSid: string;
+  readonly from: string;
+  readonly to: string;
+  readonly direction: CallDirection;
+  readonly apiVersion: string;
+  readonly forwardedFrom: string | null;
+  readonly callerName: string | null;
+}
+
+/** The parameters of one call progress callback. */
+export function progressParams(
+  call: ProgressCall,
+  status: CallStatus | 'initiated',
+  sequence: number,
+  at: number,
+  durationSeconds?: number,
+): Record<string, string> {
+  return {
+    CallSid: call.sid,
+    AccountSid: call.accountSid,
+    From: call.from,
+    To: call.to,
+    CallStatus: status,
+    ApiVersion: call.apiVersion,
+    Direction: call.direction,
+    ForwardedFrom: call.forwardedFrom ?? '',
+    CallerName: call.callerName ?? '',
+    CallbackSource: 'call-progress-events',
+    SequenceNumber: String(sequence),
+    Timestamp: rfc2822(new Date(at)),
+    ...(durationSeconds !== undefined ? { CallDuration: String(durationSeconds) } : {}),
+  };
+}
