@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyTwilioSignature } from '../../../src/webhooks/index.js';
-import { ACCOUNT, CALL, createHarness, type Harness, inState, paramsOf, TOKEN, xml } from './harness.js';
+import { ACCOUNT, CALL, createHarness, type Harness, paramsOf, TOKEN, xml } from './harness.js';
 
 let h: Harness;
 beforeEach(async () => {

@@ -203,7 +203,12 @@ describe('REST redirect and hangup while a verb runs', () => {
   it('call.ended while fetching (caller gave up): the late document is ignored', async () => {
     await h.close();
     let deliver: (r: Awaited<ReturnType<Harness['services']['fetch']>>) => void = () => {};
-    h = await createHarness({ fetch: () => new Promise((resolve) => (deliver = resolve)) });
+    h = await createHarness({
+      fetch: () =>
+        new Promise((resolve) => {
+          deliver = resolve;
+        }),
+    });
     const actor = h.start();
     await inState(actor, 'fetching');
     actor.send({ type: 'call.ended' });
