@@ -49,6 +49,8 @@ export class FakeMediaPort implements MediaPort {
     | { durationSeconds: number; digits: string; reason: 'finish-key' | 'silence' | 'max-length' }
     | { fail: string }
   > = [];
+  /** Seconds a record has captured when it is stopped or released (what was said before a hangup). */
+  recordedSecondsOnStop = 0;
   private readonly listeners = new Set<(e: MediaEvent) => void>();
   private readonly active: ActiveOp[] = [];
   private readonly rooms = new Map<string, string>();
@@ -208,7 +210,7 @@ export class FakeMediaPort implements MediaPort {
           endpointId,
           opId: op.opId,
           recordingSid: op.recordingSid ?? '',
-          durationSeconds: 0,
+          durationSeconds: this.recordedSecondsOnStop,
           digits: '',
           reason,
         });

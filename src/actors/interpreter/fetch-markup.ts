@@ -15,7 +15,7 @@ import {
   type PendingFetch,
 } from './interpreter.types.js';
 import { parseMarkup, type VerbNode } from './markup/index.js';
-import { requestParams } from './params.js';
+import { callStatusParam, requestParams } from './params.js';
 import type { InterpreterServices, MarkupRequest } from './services.js';
 
 export interface FetchMarkupInput {
@@ -107,7 +107,7 @@ export function fetchMarkupLogic(services: InterpreterServices) {
     const req: MarkupRequest = {
       url: request.url,
       method: request.method,
-      params: requestParams(call, input.answered, request.params),
+      params: requestParams(call, callStatusParam(input.answered), request.params),
       fallback: request.fallback,
       accountSid: call.accountSid,
       callSid: call.callSid,

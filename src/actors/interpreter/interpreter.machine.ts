@@ -15,13 +15,15 @@
  *      └──failed (after fallback; Notifications written) ──▶ hungUp
  *   any state: http.redirect ─▶ fetching (re-entered: the running verb or fetch is stopped by XState)
  *              call.ended    ─▶ ended (final; the running verb is stopped)
+ *              call.ended in running.record ─▶ savingRecording (store it, request action with
+ *                            Digits=hangup, response ignored) ─▶ ended
  *
  * Answer semantics (Restcomm): the call is answered just before its first media verb (Say, Play,
  * Pause, Gather, Record, Dial); Reject is only valid before that; the end of a document hangs up.
  * Context is plain data (program JSON, index, counters); the services are closed over by the actor
  * implementations, so the machine itself does no I/O beyond the call intents of its actions.
  */
-import { assign, fromPromise, setup } from 'xstate';
+import { assign, fromPromise, setup, stateIn } from 'xstate';
 import { fetchMarkupLogic } from './fetch-markup.js';
 import {
   DEFAULT_API_VERSION,
@@ -50,6 +52,7 @@ import {
   sayVerb,
   smsVerb,
 } from './verbs/index.js';
+import { recordAfterHangupLogic } from './verbs/record.js';
 import { errorText } from './verbs/support.js';
 
 const verbInput = ({ context }: { context: InterpreterContext }): VerbInput => ({
@@ -110,6 +113,11 @@ export function createInterpreterMachine(services: InterpreterServices) {
       Reject: rejectVerb.logic(services),
       Sms: smsVerb.logic(services),
       Email: emailVerb.logic(services),
+      recordAfterHangup: recordAfterHangupLogic(services),
+    },
+    delays: {
+      /** How long a recording cut by a hangup may take to be finalised by the engine. */
+      RECORDING_SAVE_TIMEOUT: 10_000,
     },
     guards: {
       isEndOfProgram: ({ context }) => context.index >= context.program.length,
@@ -231,7 +239,11 @@ export function createInterpreterMachine(services: InterpreterServices) {
     initial: 'fetching',
     on: {
       'http.redirect': { target: '.fetching', reenter: true, actions: 'requestRestRedirect' },
-      'call.ended': { target: '.ended' },
+      'call.ended': [
+        // Voicemail: a caller hanging up during <Record> still gets the recording to `action`.
+        { guard: stateIn({ executing: { running: 'record' } }), target: '.savingRecording' },
+        { target: '.ended' },
+      ],
     },
     states: {
       fetching: {
@@ -331,6 +343,20 @@ export function createInterpreterMachine(services: InterpreterServices) {
       rejected: {
         type: 'final',
         entry: ['rejectCall', 'endRejected'],
+      },
+      savingRecording: {
+        invoke: {
+          src: 'recordAfterHangup',
+          input: verbInput,
+          onDone: 'ended',
+          onError: { target: 'ended', actions: 'notifyVerbError' },
+        },
+        after: { RECORDING_SAVE_TIMEOUT: 'ended' },
+        on: {
+          // The call is over: nothing can replace or end this step.
+          'call.ended': {},
+          'http.redirect': {},
+        },
       },
       ended: {
         type: 'final',

@@ -4,8 +4,11 @@
  */
 import type { CallInfo } from './interpreter.types.js';
 
+/** `CallStatus` values the markup server sees. */
+export type CallStatusParam = 'ringing' | 'in-progress' | 'completed';
+
 /** Twilio's `CallStatus` as seen by the markup: `ringing` until answered, then `in-progress`. */
-export function callStatusParam(answered: boolean): 'ringing' | 'in-progress' {
+export function callStatusParam(answered: boolean): CallStatusParam {
   return answered ? 'in-progress' : 'ringing';
 }
 
@@ -16,7 +19,7 @@ export function callStatusParam(answered: boolean): 'ringing' | 'in-progress' {
  */
 export function requestParams(
   call: CallInfo,
-  answered: boolean,
+  status: CallStatusParam,
   verbParams: ReadonlyArray<readonly [string, string]> = [],
 ): Array<readonly [string, string]> {
   const out: Array<readonly [string, string]> = [
@@ -24,7 +27,7 @@ export function requestParams(
     ['AccountSid', call.accountSid],
     ['From', call.from],
     ['To', call.to],
-    ['CallStatus', callStatusParam(answered)],
+    ['CallStatus', status],
     ['ApiVersion', call.apiVersion],
     ['Direction', call.direction],
   ];

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { waitFor } from 'xstate';
 import { MAX_REDIRECT_CHAIN } from '../../../src/actors/interpreter/interpreter.types.js';
 import { closedPort } from '../../support/webhook-server.js';
-import { CALL, createHarness, type Harness, inState, paramsOf, xml } from './harness.js';
+import { ACCOUNT, CALL, createHarness, type Harness, inState, paramsOf, xml } from './harness.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -191,13 +192,40 @@ describe('REST redirect and hangup while a verb runs', () => {
     expect(h.intents).toEqual([{ type: 'answer' }]);
   });
 
-  it('call.ended during a Record stops the recording', async () => {
-    h.server.script('/voice', { body: xml('<Record/>') });
+  it('call.ended during a Record with nothing said stops it; no Recording, no request', async () => {
+    h.server.script('/voice', { body: xml('<Record action="/vm"/>') });
     const actor = h.start();
     await vi.waitFor(() => expect(h.media.ops('record')).toHaveLength(1));
     actor.send({ type: 'call.ended' });
     expect(h.media.ops('stop')).toHaveLength(1);
+    await waitFor(actor, (s) => s.status === 'done');
+    expect(actor.getSnapshot().output).toEqual({ end: 'call-ended' });
     expect(h.recordings).toEqual([]);
+    expect(h.server.requestsTo('/vm')).toHaveLength(0);
+  });
+
+  it('voicemail: hanging up during Record stores it and requests action with Digits=hangup', async () => {
+    h.media.recordedSecondsOnStop = 12.6;
+    h.server.script('/voice', { body: xml('<Say>leave a message</Say><Record action="/vm"/>') });
+    h.server.script('/vm', { body: xml('<Say>ignored</Say>') });
+    const actor = h.start();
+    await vi.waitFor(() => expect(h.media.ops('record')).toHaveLength(1));
+    actor.send({ type: 'call.ended' });
+    actor.send({ type: 'call.ended' });
+    actor.send({ type: 'http.redirect', url: h.url('/ignored') });
+    await waitFor(actor, (s) => s.status === 'done');
+    expect(actor.getSnapshot().output).toEqual({ end: 'call-ended' });
+    const sid = h.media.ops('record')[0]!.opts.recordingSid;
+    expect(h.recordings).toEqual([
+      { recordingSid: sid, accountSid: ACCOUNT, callSid: CALL, durationSeconds: 12.6 },
+    ]);
+    const p = paramsOf(h.server.requestsTo('/vm')[0]!);
+    expect([p.get('RecordingSid'), p.get('RecordingDuration'), p.get('Digits'), p.get('CallStatus')]).toEqual(
+      [sid, '13', 'hangup', 'completed'],
+    );
+    expect(h.server.requestsTo('/ignored')).toHaveLength(0);
+    expect(h.media.ops('play')).toHaveLength(1);
+    expect(h.intents).toEqual([{ type: 'answer' }]);
   });
 
   it('call.ended while fetching (caller gave up): the late document is ignored', async () => {
