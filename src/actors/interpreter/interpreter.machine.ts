@@ -24,7 +24,7 @@
  * implementations, so the machine itself does no I/O beyond the call intents of its actions.
  */
 import { assign, fromPromise, setup, stateIn } from 'xstate';
-import { fetchMarkupLogic } from './fetch-markup.js';
+import { type FetchMarkupOutput, fetchMarkupLogic } from './fetch-markup.js';
 import {
   DEFAULT_API_VERSION,
   type InterpreterContext,
@@ -73,7 +73,13 @@ export function createInterpreterMachine(services: InterpreterServices) {
       invoke: {
         src,
         input: verbInput,
-        onDone: { target: '#interpreter.executing.deciding', actions: 'recordOutcome' },
+        onDone: {
+          target: '#interpreter.executing.deciding',
+          actions: {
+            type: 'recordOutcome',
+            params: ({ event }: { event: { output: VerbOutcome } }) => event.output,
+          },
+        },
         onError: { target: '#interpreter.executing.next', actions: ['notifyVerbError', 'advance'] },
       },
     }) as const;
@@ -123,26 +129,25 @@ export function createInterpreterMachine(services: InterpreterServices) {
       isEndOfProgram: ({ context }) => context.index >= context.program.length,
       needsAnswer: ({ context }) => !context.answered && MEDIA_VERBS.has(currentVerb(context) ?? ''),
       isVerb: ({ context }, params: { verb: VerbSrc }) => currentVerb(context) === params.verb,
-      fetchFailed: ({ event }) => 'output' in event && (event.output as { ok: boolean }).ok === false,
+      fetchFailed: (_, output: FetchMarkupOutput) => !output.ok,
       outcomeIs: ({ context }, params: { kind: VerbOutcome['kind'] }) =>
         context.outcome?.kind === params.kind,
       isRejectBeforeAnswer: ({ context }) => context.outcome?.kind === 'reject' && !context.answered,
       isRedirectChainTooLong: ({ context }) => context.chain >= MAX_REDIRECT_CHAIN,
     },
     actions: {
-      loadProgram: assign(({ event }) => {
-        const out = (
-          event as unknown as { output: { program: InterpreterContext['program']; documentUrl: string } }
-        ).output;
-        return { program: out.program, documentUrl: out.documentUrl, index: 0, outcome: null };
-      }),
+      loadProgram: assign((_, output: FetchMarkupOutput) =>
+        output.ok
+          ? { program: output.program, documentUrl: output.documentUrl, index: 0, outcome: null }
+          : {},
+      ),
       markAnswered: assign({ answered: true }),
       startVerb: assign(({ context }) => ({
         seq: context.seq + 1,
         chain: MEDIA_VERBS.has(currentVerb(context) ?? '') ? 0 : context.chain,
       })),
       advance: assign(({ context }) => ({ index: context.index + 1, outcome: null })),
-      recordOutcome: assign({ outcome: ({ event }) => (event as unknown as { output: VerbOutcome }).output }),
+      recordOutcome: assign((_, outcome: VerbOutcome) => ({ outcome })),
       requestFetch: assign(({ context }) => {
         const o = context.outcome;
         if (o?.kind !== 'fetch') return {};
@@ -255,8 +260,8 @@ export function createInterpreterMachine(services: InterpreterServices) {
             answered: context.answered,
           }),
           onDone: [
-            { guard: 'fetchFailed', target: 'hungUp' },
-            { target: 'executing', actions: 'loadProgram' },
+            { guard: { type: 'fetchFailed', params: ({ event }) => event.output }, target: 'hungUp' },
+            { target: 'executing', actions: { type: 'loadProgram', params: ({ event }) => event.output } },
           ],
           onError: { target: 'hungUp', actions: 'notifyVerbError' },
         },

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { waitFor } from 'xstate';
+import { createActor, waitFor } from 'xstate';
+import { createInterpreterMachine } from '../../../src/actors/interpreter/interpreter.machine.js';
 import { MAX_REDIRECT_CHAIN } from '../../../src/actors/interpreter/interpreter.types.js';
 import { closedPort } from '../../support/webhook-server.js';
 import { ACCOUNT, CALL, createHarness, type Harness, inState, paramsOf, xml } from './harness.js';
@@ -302,5 +303,30 @@ describe('answering', () => {
     const ctx = actor.getSnapshot().context;
     expect(JSON.parse(JSON.stringify(ctx))).toEqual(ctx);
     expect(ctx).toMatchObject({ index: 0, answered: true, documentUrl: h.url('/voice') });
+  });
+});
+
+describe('persistence', () => {
+  it('the persisted snapshot is JSON; a restored interpreter re-runs the current verb and goes on', async () => {
+    h.media.playScript = () => 'hold';
+    h.server.script('/voice', { body: xml('<Say>first</Say><Say>second</Say>') });
+    const actor = h.start();
+    await vi.waitFor(() => expect(h.media.running()).toHaveLength(1));
+    const json = JSON.stringify(actor.getPersistedSnapshot());
+    actor.stop();
+    expect(h.media.ops('stop')).toHaveLength(1);
+
+    h.media.playScript = () => 'complete';
+    const restored = createActor(createInterpreterMachine(h.services), {
+      snapshot: JSON.parse(json),
+      input: undefined as never,
+    });
+    restored.start();
+    await waitFor(restored, (s) => s.status === 'done');
+    expect(restored.getSnapshot().output).toEqual({ end: 'hangup' });
+    expect(spoken()).toEqual(['first', 'first', 'second']);
+    // Not fetched again, not answered again.
+    expect(h.server.requestsTo('/voice')).toHaveLength(1);
+    expect(h.intents).toEqual([{ type: 'answer' }, { type: 'hangup' }]);
   });
 });
