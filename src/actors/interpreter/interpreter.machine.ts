@@ -63,6 +63,20 @@ const verbInput = ({ context }: { context: InterpreterContext }): VerbInput => (
   opId: `v${context.seq}`,
 });
 
+/** Actor names of the verbs: the element names, so the routing table reads like the markup. */
+type VerbSrc =
+  | 'Say'
+  | 'Play'
+  | 'Pause'
+  | 'Gather'
+  | 'Record'
+  | 'Dial'
+  | 'Hangup'
+  | 'Redirect'
+  | 'Reject'
+  | 'Sms'
+  | 'Email';
+
 const currentVerb = (context: InterpreterContext): string | null =>
   context.program[context.index]?.verb ?? null;
 
@@ -83,19 +97,6 @@ export function createInterpreterMachine(services: InterpreterServices) {
         onError: { target: '#interpreter.executing.next', actions: ['notifyVerbError', 'advance'] },
       },
     }) as const;
-  type VerbSrc =
-    | 'Say'
-    | 'Play'
-    | 'Pause'
-    | 'Gather'
-    | 'Record'
-    | 'Dial'
-    | 'Hangup'
-    | 'Redirect'
-    | 'Reject'
-    | 'Sms'
-    | 'Email';
-
   return setup({
     types: {
       context: {} as InterpreterContext,
@@ -133,7 +134,8 @@ export function createInterpreterMachine(services: InterpreterServices) {
       outcomeIs: ({ context }, params: { kind: VerbOutcome['kind'] }) =>
         context.outcome?.kind === params.kind,
       isRejectBeforeAnswer: ({ context }) => context.outcome?.kind === 'reject' && !context.answered,
-      isRedirectChainTooLong: ({ context }) => context.chain >= MAX_REDIRECT_CHAIN,
+      isFetchOverChainCap: ({ context }) =>
+        context.outcome?.kind === 'fetch' && context.chain >= MAX_REDIRECT_CHAIN,
     },
     actions: {
       loadProgram: assign((_, output: FetchMarkupOutput) =>
@@ -331,12 +333,14 @@ export function createInterpreterMachine(services: InterpreterServices) {
                 target: '#interpreter.hungUp',
                 actions: 'notifyRejectAfterAnswer',
               },
+              { guard: 'isFetchOverChainCap', target: '#interpreter.hungUp', actions: 'notifyRedirectLimit' },
               {
-                guard: 'isRedirectChainTooLong',
-                target: '#interpreter.hungUp',
-                actions: 'notifyRedirectLimit',
+                guard: { type: 'outcomeIs', params: { kind: 'fetch' } },
+                target: '#interpreter.fetching',
+                actions: 'requestFetch',
               },
-              { target: '#interpreter.fetching', actions: 'requestFetch' },
+              // No outcome recorded (not expected): move on rather than stall.
+              { target: 'next', actions: 'advance' },
             ],
           },
         },
