@@ -18,12 +18,14 @@ import { parseMarkup, type VerbNode } from './markup/index.js';
 import { callStatusParam, requestParams } from './params.js';
 import type { InterpreterServices, MarkupRequest } from './services.js';
 
+/** Input of the fetch actor: the request to make and the call it is made for. */
 export interface FetchMarkupInput {
   readonly request: PendingFetch;
   readonly call: CallInfo;
   readonly answered: boolean;
 }
 
+/** A usable program and the URL it came from, or a failure already reported as Notifications. */
 export type FetchMarkupOutput =
   | { readonly ok: true; readonly program: readonly VerbNode[]; readonly documentUrl: string }
   | { readonly ok: false };

@@ -66,6 +66,7 @@ export interface PendingFetch {
   readonly fallback: { readonly url: string; readonly method: HttpMethod } | null;
 }
 
+/** What the runtime starts an interpreter with (the leg and the application's URLs). */
 export interface InterpreterInput {
   readonly call: Omit<
     CallInfo,

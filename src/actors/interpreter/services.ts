@@ -154,6 +154,7 @@ export interface EmailRequest {
   readonly type: 'text/plain' | 'text/html';
 }
 
+/** Result of `sendEmail`. */
 export interface EmailOutcome {
   readonly sid: string;
   readonly status: 'sent' | 'queued' | 'failed';
@@ -170,6 +171,7 @@ export interface RecordingRequest {
   readonly durationSeconds: number;
 }
 
+/** The stored Recording, as reported to the markup server. */
 export interface CreatedRecording {
   readonly sid: string;
   /** Public URL of the recording (`…/Recordings/RE….wav` without the extension, as Twilio). */

@@ -193,6 +193,29 @@ describe('REST redirect and hangup while a verb runs', () => {
     expect(h.intents).toEqual([{ type: 'answer' }]);
   });
 
+  it('BYE while a Gather collects: the collect is stopped and nothing is posted', async () => {
+    h.server.script('/voice', { body: xml('<Gather action="/g"><Say>menu</Say></Gather>') });
+    const actor = h.start();
+    await vi.waitFor(() => expect(h.media.ops('collect')).toHaveLength(1));
+    actor.send({ type: 'call.ended' });
+    expect(h.media.ops('stop')).toHaveLength(1);
+    await vi.waitFor(() => expect(h.media.running()).toEqual([]));
+    expect(h.server.requestsTo('/g')).toHaveLength(0);
+    expect(actor.getSnapshot().output).toEqual({ end: 'call-ended' });
+  });
+
+  it('a REST redirect during a Dial aborts it and runs the new document', async () => {
+    h.server.script('/voice', { body: xml('<Dial action="/dialed">+15557654321</Dial>') });
+    h.server.script('/new', { body: xml('<Say>moved</Say>') });
+    const actor = h.start();
+    await inState(actor, 'executing.running.dial');
+    actor.send({ type: 'http.redirect', url: h.url('/new') });
+    expect(h.dialer.aborted).toHaveLength(1);
+    await inState(actor, 'hungUp');
+    expect(spoken()).toEqual(['moved']);
+    expect(h.server.requestsTo('/dialed')).toHaveLength(0);
+  });
+
   it('call.ended during a Record with nothing said stops it; no Recording, no request', async () => {
     h.server.script('/voice', { body: xml('<Record action="/vm"/>') });
     const actor = h.start();

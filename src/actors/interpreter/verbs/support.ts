@@ -21,7 +21,9 @@ export interface VerbDefinition {
   readonly logic: (services: InterpreterServices) => PromiseActorLogic<VerbOutcome, VerbInput>;
 }
 
+/** Continue with the next verb. */
 export const NEXT: VerbOutcome = { kind: 'next' };
+/** End the call (also used when the media endpoint is gone). */
 export const HANGUP: VerbOutcome = { kind: 'hangup' };
 
 /** The validated attributes of a node, typed by the verb's schema (the parser guarantees the shape). */
