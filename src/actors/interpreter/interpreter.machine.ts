@@ -1,0 +1,379 @@
+/**
+ * Markup interpreter actor (RCML/TwiML; issue 6 §2, docs/interpreter.md). One per call leg that runs
+ * markup; it fetches a document, runs its verbs one at a time (each an invoked actor from
+ * `verbs/<verb>.ts`), and ends the call when the document ends.
+ *
+ *   fetching ──ok──▶ executing.next ──end of document──────────────▶ hungUp (final)
+ *      │                 │  ├─ media verb, call not answered ─▶ answering ─▶ running
+ *      │                 │  └─ otherwise ─────────────────────────────────▶ running.<verb>
+ *      │                 ▼                                                    │ verb done
+ *      │            executing.deciding ◀────────────────────────────────────────┘
+ *      │              ├─ next ─▶ executing.next (index + 1)
+ *      │              ├─ fetch (action, Redirect) ─▶ fetching; chain cap reached ─▶ hungUp + Notification
+ *      │              ├─ hangup ─▶ hungUp
+ *      │              └─ reject ─▶ rejected (final) before answer; after answer ─▶ hungUp + Notification
+ *      └──failed (after fallback; Notifications written) ──▶ hungUp
+ *   any state: http.redirect ─▶ fetching (re-entered: the running verb or fetch is stopped by XState)
+ *              call.ended    ─▶ ended (final; the running verb is stopped)
+ *              call.ended in running.record ─▶ savingRecording (store it, request action with
+ *                            Digits=hangup, response ignored) ─▶ ended
+ *
+ * Answer semantics (Restcomm): the call is answered just before its first media verb (Say, Play,
+ * Pause, Gather, Record, Dial); Reject is only valid before that; the end of a document hangs up.
+ * Context is plain data (program JSON, index, counters); the services are closed over by the actor
+ * implementations, so the machine itself does no I/O beyond the call intents of its actions.
+ */
+import { assign, fromPromise, setup, stateIn } from 'xstate';
+import { type FetchMarkupOutput, fetchMarkupLogic } from './fetch-markup.js';
+import {
+  DEFAULT_API_VERSION,
+  type InterpreterContext,
+  InterpreterErrorCode,
+  type InterpreterEvent,
+  type InterpreterInput,
+  type InterpreterOutput,
+  MAX_REDIRECT_CHAIN,
+  type VerbInput,
+  type VerbOutcome,
+} from './interpreter.types.js';
+import { resolveUrl } from './params.js';
+import type { InterpreterServices } from './services.js';
+import {
+  dialVerb,
+  emailVerb,
+  gatherVerb,
+  hangupVerb,
+  MEDIA_VERBS,
+  pauseVerb,
+  playVerb,
+  recordVerb,
+  redirectVerb,
+  rejectVerb,
+  sayVerb,
+  smsVerb,
+} from './verbs/index.js';
+import { recordAfterHangupLogic } from './verbs/record.js';
+import { errorText } from './verbs/support.js';
+
+const verbInput = ({ context }: { context: InterpreterContext }): VerbInput => ({
+  node: context.program[context.index]!,
+  call: context.call,
+  answered: context.answered,
+  documentUrl: context.documentUrl ?? '',
+  opId: `v${context.seq}`,
+});
+
+/** Actor names of the verbs: the element names, so the routing table reads like the markup. */
+type VerbSrc =
+  | 'Say'
+  | 'Play'
+  | 'Pause'
+  | 'Gather'
+  | 'Record'
+  | 'Dial'
+  | 'Hangup'
+  | 'Redirect'
+  | 'Reject'
+  | 'Sms'
+  | 'Email';
+
+const currentVerb = (context: InterpreterContext): string | null =>
+  context.program[context.index]?.verb ?? null;
+
+/** Builds the interpreter machine over the process's services (once, at the composition root). */
+export function createInterpreterMachine(services: InterpreterServices) {
+  const verbState = <S extends VerbSrc>(src: S) =>
+    ({
+      invoke: {
+        src,
+        input: verbInput,
+        onDone: {
+          target: '#interpreter.executing.deciding',
+          actions: {
+            type: 'recordOutcome',
+            params: ({ event }: { event: { output: VerbOutcome } }) => event.output,
+          },
+        },
+        onError: { target: '#interpreter.executing.next', actions: ['notifyVerbError', 'advance'] },
+      },
+    }) as const;
+  return setup({
+    types: {
+      context: {} as InterpreterContext,
+      events: {} as InterpreterEvent,
+      input: {} as InterpreterInput,
+      output: {} as InterpreterOutput,
+    },
+    actors: {
+      fetchMarkup: fetchMarkupLogic(services),
+      answer: fromPromise<void, { callSid: string }>(({ input, signal }) =>
+        services.call.answer(input.callSid, signal),
+      ),
+      Say: sayVerb.logic(services),
+      Play: playVerb.logic(services),
+      Pause: pauseVerb.logic(services),
+      Gather: gatherVerb.logic(services),
+      Record: recordVerb.logic(services),
+      Dial: dialVerb.logic(services),
+      Hangup: hangupVerb.logic(services),
+      Redirect: redirectVerb.logic(services),
+      Reject: rejectVerb.logic(services),
+      Sms: smsVerb.logic(services),
+      Email: emailVerb.logic(services),
+      recordAfterHangup: recordAfterHangupLogic(services),
+    },
+    delays: {
+      /** How long a recording cut by a hangup may take to be finalised by the engine. */
+      RECORDING_SAVE_TIMEOUT: 10_000,
+    },
+    guards: {
+      isEndOfProgram: ({ context }) => context.index >= context.program.length,
+      needsAnswer: ({ context }) => !context.answered && MEDIA_VERBS.has(currentVerb(context) ?? ''),
+      isVerb: ({ context }, params: { verb: VerbSrc }) => currentVerb(context) === params.verb,
+      fetchFailed: (_, output: FetchMarkupOutput) => !output.ok,
+      outcomeIs: ({ context }, params: { kind: VerbOutcome['kind'] }) =>
+        context.outcome?.kind === params.kind,
+      isRejectBeforeAnswer: ({ context }) => context.outcome?.kind === 'reject' && !context.answered,
+      isFetchOverChainCap: ({ context }) =>
+        context.outcome?.kind === 'fetch' && context.chain >= MAX_REDIRECT_CHAIN,
+    },
+    actions: {
+      loadProgram: assign((_, output: FetchMarkupOutput) =>
+        output.ok
+          ? { program: output.program, documentUrl: output.documentUrl, index: 0, outcome: null }
+          : {},
+      ),
+      markAnswered: assign({ answered: true }),
+      startVerb: assign(({ context }) => ({
+        seq: context.seq + 1,
+        chain: MEDIA_VERBS.has(currentVerb(context) ?? '') ? 0 : context.chain,
+      })),
+      advance: assign(({ context }) => ({ index: context.index + 1, outcome: null })),
+      recordOutcome: assign((_, outcome: VerbOutcome) => ({ outcome })),
+      requestFetch: assign(({ context }) => {
+        const o = context.outcome;
+        if (o?.kind !== 'fetch') return {};
+        return {
+          request: { url: o.url, method: o.method, params: o.params, fallback: null },
+          chain: context.chain + 1,
+          outcome: null,
+        };
+      }),
+      requestRestRedirect: assign(({ context, event }) => {
+        if (event.type !== 'http.redirect') return {};
+        const fallback = event.fallbackUrl ? resolveUrl(event.fallbackUrl, context.documentUrl) : null;
+        return {
+          request: {
+            url: resolveUrl(event.url, context.documentUrl) ?? event.url,
+            method: event.method ?? 'POST',
+            params: [],
+            fallback: fallback === null ? null : { url: fallback, method: event.fallbackMethod ?? 'POST' },
+          },
+          chain: 0,
+          outcome: null,
+        };
+      }),
+      hangUpCall: ({ context }) => services.call.hangup(context.call.callSid),
+      rejectCall: ({ context }) => {
+        const o = context.outcome;
+        services.call.reject(context.call.callSid, o?.kind === 'reject' ? o.reason : 'rejected');
+      },
+      endWith: assign((_, params: { end: 'hangup' | 'call-ended' }) => ({ end: { end: params.end } })),
+      endRejected: assign(({ context }) => ({
+        end: {
+          end: 'rejected' as const,
+          reason: context.outcome?.kind === 'reject' ? context.outcome.reason : ('rejected' as const),
+        },
+      })),
+      notifyRedirectLimit: ({ context }) =>
+        services.notify({
+          accountSid: context.call.accountSid,
+          callSid: context.call.callSid,
+          errorCode: InterpreterErrorCode.RedirectLimit,
+          log: 0,
+          messageText: `${MAX_REDIRECT_CHAIN} documents in a row without a media verb; call ended`,
+          requestUrl: context.outcome?.kind === 'fetch' ? context.outcome.url : null,
+          requestMethod: context.outcome?.kind === 'fetch' ? context.outcome.method : null,
+        }),
+      notifyRejectAfterAnswer: ({ context }) =>
+        services.notify({
+          accountSid: context.call.accountSid,
+          callSid: context.call.callSid,
+          errorCode: InterpreterErrorCode.SchemaWarning,
+          log: 1,
+          messageText: '<Reject> after the call was answered; the call was hung up instead',
+          requestUrl: context.documentUrl,
+        }),
+      notifyVerbError: ({ context, event }) =>
+        services.notify({
+          accountSid: context.call.accountSid,
+          callSid: context.call.callSid,
+          errorCode: InterpreterErrorCode.InternalFailure,
+          log: 1,
+          messageText: `<${currentVerb(context)}> failed: ${errorText((event as { error?: unknown }).error)}`,
+          requestUrl: context.documentUrl,
+        }),
+    },
+  }).createMachine({
+    id: 'interpreter',
+    context: ({ input }) => ({
+      call: {
+        ...input.call,
+        apiVersion: input.call.apiVersion ?? DEFAULT_API_VERSION,
+        parentCallSid: input.call.parentCallSid ?? null,
+        forwardedFrom: input.call.forwardedFrom ?? null,
+        callerName: input.call.callerName ?? null,
+        extraParams: input.call.extraParams ?? [],
+      },
+      answered: input.answered ?? false,
+      request: {
+        url: input.url,
+        method: input.method ?? 'POST',
+        params: [],
+        fallback: input.fallbackUrl
+          ? { url: input.fallbackUrl, method: input.fallbackMethod ?? 'POST' }
+          : null,
+      },
+      documentUrl: null,
+      program: [],
+      index: 0,
+      chain: 0,
+      seq: 0,
+      outcome: null,
+      end: null,
+    }),
+    output: ({ context }) => context.end ?? { end: 'call-ended' },
+    initial: 'fetching',
+    on: {
+      'http.redirect': { target: '.fetching', reenter: true, actions: 'requestRestRedirect' },
+      'call.ended': [
+        // Voicemail: a caller hanging up during <Record> still gets the recording to `action`.
+        { guard: stateIn({ executing: { running: 'record' } }), target: '.savingRecording' },
+        { target: '.ended' },
+      ],
+    },
+    states: {
+      fetching: {
+        invoke: {
+          src: 'fetchMarkup',
+          input: ({ context }) => ({
+            request: context.request!,
+            call: context.call,
+            answered: context.answered,
+          }),
+          onDone: [
+            { guard: { type: 'fetchFailed', params: ({ event }) => event.output }, target: 'hungUp' },
+            { target: 'executing', actions: { type: 'loadProgram', params: ({ event }) => event.output } },
+          ],
+          onError: { target: 'hungUp', actions: 'notifyVerbError' },
+        },
+      },
+      executing: {
+        initial: 'next',
+        states: {
+          next: {
+            always: [
+              { guard: 'isEndOfProgram', target: '#interpreter.hungUp' },
+              { guard: 'needsAnswer', target: 'answering' },
+              { target: 'running' },
+            ],
+          },
+          answering: {
+            invoke: {
+              src: 'answer',
+              input: ({ context }) => ({ callSid: context.call.callSid }),
+              onDone: { target: 'running', actions: 'markAnswered' },
+              onError: { target: '#interpreter.ended' },
+            },
+          },
+          running: {
+            entry: 'startVerb',
+            initial: 'route',
+            states: {
+              route: {
+                always: [
+                  { guard: { type: 'isVerb', params: { verb: 'Say' } }, target: 'say' },
+                  { guard: { type: 'isVerb', params: { verb: 'Play' } }, target: 'play' },
+                  { guard: { type: 'isVerb', params: { verb: 'Pause' } }, target: 'pause' },
+                  { guard: { type: 'isVerb', params: { verb: 'Gather' } }, target: 'gather' },
+                  { guard: { type: 'isVerb', params: { verb: 'Record' } }, target: 'record' },
+                  { guard: { type: 'isVerb', params: { verb: 'Dial' } }, target: 'dial' },
+                  { guard: { type: 'isVerb', params: { verb: 'Hangup' } }, target: 'hangup' },
+                  { guard: { type: 'isVerb', params: { verb: 'Redirect' } }, target: 'redirect' },
+                  { guard: { type: 'isVerb', params: { verb: 'Reject' } }, target: 'reject' },
+                  { guard: { type: 'isVerb', params: { verb: 'Sms' } }, target: 'sms' },
+                  { guard: { type: 'isVerb', params: { verb: 'Email' } }, target: 'email' },
+                  // Not reachable with parser output (it drops what it cannot run); skip defensively.
+                  { target: '#interpreter.executing.next', actions: 'advance' },
+                ],
+              },
+              say: verbState('Say'),
+              play: verbState('Play'),
+              pause: verbState('Pause'),
+              gather: verbState('Gather'),
+              record: verbState('Record'),
+              dial: verbState('Dial'),
+              hangup: verbState('Hangup'),
+              redirect: verbState('Redirect'),
+              reject: verbState('Reject'),
+              sms: verbState('Sms'),
+              email: verbState('Email'),
+            },
+          },
+          deciding: {
+            always: [
+              { guard: { type: 'outcomeIs', params: { kind: 'next' } }, target: 'next', actions: 'advance' },
+              { guard: { type: 'outcomeIs', params: { kind: 'hangup' } }, target: '#interpreter.hungUp' },
+              {
+                guard: 'isRejectBeforeAnswer',
+                target: '#interpreter.rejected',
+              },
+              {
+                guard: { type: 'outcomeIs', params: { kind: 'reject' } },
+                target: '#interpreter.hungUp',
+                actions: 'notifyRejectAfterAnswer',
+              },
+              { guard: 'isFetchOverChainCap', target: '#interpreter.hungUp', actions: 'notifyRedirectLimit' },
+              {
+                guard: { type: 'outcomeIs', params: { kind: 'fetch' } },
+                target: '#interpreter.fetching',
+                actions: 'requestFetch',
+              },
+              // No outcome recorded (not expected): move on rather than stall.
+              { target: 'next', actions: 'advance' },
+            ],
+          },
+        },
+      },
+      hungUp: {
+        type: 'final',
+        entry: ['hangUpCall', { type: 'endWith', params: { end: 'hangup' } }],
+      },
+      rejected: {
+        type: 'final',
+        entry: ['rejectCall', 'endRejected'],
+      },
+      savingRecording: {
+        invoke: {
+          src: 'recordAfterHangup',
+          input: verbInput,
+          onDone: 'ended',
+          onError: { target: 'ended', actions: 'notifyVerbError' },
+        },
+        after: { RECORDING_SAVE_TIMEOUT: 'ended' },
+        on: {
+          // The call is over: nothing can replace or end this step.
+          'call.ended': {},
+          'http.redirect': {},
+        },
+      },
+      ended: {
+        type: 'final',
+        entry: { type: 'endWith', params: { end: 'call-ended' } },
+      },
+    },
+  });
+}
+
+/** The interpreter machine type. */
+export type InterpreterMachine = ReturnType<typeof createInterpreterMachine>;

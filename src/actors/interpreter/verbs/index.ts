@@ -1,0 +1,46 @@
+/** Registry of the verb actors, by element name (one file per verb). */
+import { dialVerb } from './dial.js';
+import { emailVerb } from './email.js';
+import { gatherVerb } from './gather.js';
+import { hangupVerb } from './hangup.js';
+import { pauseVerb } from './pause.js';
+import { playVerb } from './play.js';
+import { recordVerb } from './record.js';
+import { redirectVerb } from './redirect.js';
+import { rejectVerb } from './reject.js';
+import { sayVerb } from './say.js';
+import { smsVerb } from './sms.js';
+import type { VerbDefinition } from './support.js';
+
+/** Every top-level voice verb the interpreter runs. */
+export const VERBS: readonly VerbDefinition[] = [
+  sayVerb,
+  playVerb,
+  pauseVerb,
+  gatherVerb,
+  recordVerb,
+  dialVerb,
+  hangupVerb,
+  redirectVerb,
+  rejectVerb,
+  smsVerb,
+  emailVerb,
+];
+
+/** Names of the verbs that need an answered call (and reset the redirect chain). */
+export const MEDIA_VERBS: ReadonlySet<string> = new Set(VERBS.filter((v) => v.media).map((v) => v.name));
+
+export {
+  dialVerb,
+  emailVerb,
+  gatherVerb,
+  hangupVerb,
+  pauseVerb,
+  playVerb,
+  recordVerb,
+  redirectVerb,
+  rejectVerb,
+  sayVerb,
+  smsVerb,
+};
+export type { VerbDefinition };
