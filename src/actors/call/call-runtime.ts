@@ -2,34 +2,52 @@
  * The call runtime: the node-local registry of call leg actors and the wiring between them and the
  * world (STYLE: "runtime.ts — registry of live actors by sid, wiring of emitted events").
  *
+ * - Inbound: an INVITE is routed (inbound-routing.ts); a routed call gets a record (ringing), an
+ *   actor, a 180 and a markup interpreter. Rejected INVITEs get their SIP status and, where the
+ *   spec asks, a Notification.
  * - REST calls (`POST /Calls`): the record is written (status queued) before the API answers; the
- *   call waits for admission (per-account CPS and concurrency, FIFO), then the actor dials through
- *   the SIP port with the outbound routing policy (multi-provider proxy, `client:` via the
- *   registrar, `sip:` direct).
+ *   call waits for admission (per-account CPS and concurrency, FIFO), then dials through the SIP
+ *   port with the outbound routing policy. Its Url runs once it is answered.
+ * - `<Dial>` children (outbound-dial) are placed by the Dialer (call-control.ts) with this runtime.
  * - SIP port events are fed to the actor whose sid is the leg id; the actor's emitted commands go
- *   back to the SIP port. Every REST-visible status change updates the call record and sends the
- *   call progress callbacks asked for; `call.ended` (exactly once) closes the record, releases the
- *   admission slot and evicts the actor.
- * - Live modification: Status=canceled (queued or ringing only), Status=completed (any live call).
+ *   back to the SIP port. Every REST-visible status change updates the record and sends the
+ *   progress callbacks asked for; `call.ended` (exactly once) closes the record, releases the media
+ *   endpoint and the admission slot, tells the interpreter, and evicts the actor.
+ * - Live modification: Status=canceled (queued or ringing only), Status=completed (any live call),
+ *   Url (redirect: the interpreter replaces its program).
  *
- * Seams for the parts that land separately: `media.offer()` gives the SDP offer of a new leg (the
- * media engine), `onAnswered()` starts the markup interpreter on `Url`.
+ * Each leg's media endpoint id is its call sid.
  */
-import { type Actor, createActor } from 'xstate';
+import { type Actor, type AnyActorRef, createActor } from 'xstate';
 import { AppError } from '../../errors.js';
 import { newSid, SidPrefix } from '../../ids.js';
 import type { Logger } from '../../logger.js';
+import type { MediaEvent, MediaPort } from '../../media/port.js';
+import type { NotifyInput } from '../../notifications/notifier.js';
 import type { MultiProviderConfig } from '../../profiles/multi-provider.js';
-import type { SipEvent, SipPort } from '../../sip/port.js';
-import { NoRouteError, parseCallTarget, planOutgoingRequest, TargetError } from '../../sip/routing-policy.js';
-import { type CallRecord, CallStatus, type CallStore } from '../../store/call-store.js';
+import type { InboundInvite, SipEvent, SipPort } from '../../sip/port.js';
+import {
+  NoRouteError,
+  parseCallTarget,
+  planOutgoingRequest,
+  TargetError,
+} from '../../sip/routing-policy.js';
+import { type CallDirection, type CallRecord, CallStatus, type CallStore } from '../../store/call-store.js';
+import type { IncomingNumber } from '../../store/number-store.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import type { HttpMethod, WebhookRequest, WebhookResult } from '../../webhooks/types.js';
+import type { InterpreterInput } from '../interpreter/interpreter.types.js';
 import { ActorRegistry } from '../runtime.js';
 import type { CallAdmission } from './admission.js';
 import { callMachine, statusOf } from './call.machine.js';
 import type { CallEmitted, CallEvent } from './call.types.js';
-import { type ProgressEvent, progressEventOf, progressParams } from './status-callbacks.js';
+import type { InboundRoute } from './inbound-routing.js';
+import {
+  numberStatusParams,
+  type ProgressEvent,
+  progressEventOf,
+  progressParams,
+} from './status-callbacks.js';
 
 type CallActor = Actor<typeof callMachine>;
 
@@ -49,51 +67,100 @@ export interface OutboundCallRequest {
   readonly timeoutSeconds: number;
 }
 
-/** Per-call data that is not the machine's: what the REST client asked for, callback sequence. */
+/** How a leg ended. */
+export interface CallEnd {
+  readonly status: CallStatus;
+  readonly durationSeconds: number;
+  readonly sipStatus: number | null;
+}
+
+/** A `<Dial>` child leg as the Dialer sees it. */
+export interface ChildLeg {
+  readonly sid: string;
+  /** Resolves true when answered, false when it ended first. */
+  readonly answered: Promise<boolean>;
+  readonly ended: Promise<CallEnd>;
+  hangUp(): void;
+}
+
+/** Per-call data that is not the machine's. */
 interface Session {
-  readonly record: CallRecord;
-  request: OutboundCallRequest | null;
+  record: CallRecord;
+  readonly request: OutboundCallRequest | null;
+  readonly number: IncomingNumber | null;
+  readonly invite: InboundInvite | null;
+  /** Credentials for the next hop of a `<Dial><Sip username password>`. */
+  readonly credentials: { readonly username: string; readonly password: string } | null;
   sequence: number;
   readonly admission: AbortController;
   admitted: boolean;
   /** Record updates and callbacks of one call run in order (a pool may reorder queries). */
   chain: Promise<unknown>;
+  localSdp: string | null;
+  interpreter: AnyActorRef | null;
+  readonly answered: Deferred<boolean>;
+  readonly confirmed: Deferred<boolean>;
+  readonly ended: Deferred<CallEnd>;
   readonly log: Logger;
 }
 
+interface Deferred<T> {
+  readonly promise: Promise<T>;
+  resolve(v: T): void;
+}
+function deferred<T>(): Deferred<T> {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
 export interface CallRuntimeDeps {
-  readonly sip: SipPort & { onEvent(listener: (e: SipEvent) => void): () => void };
+  readonly sip: SipPort & {
+    onEvent(listener: (e: SipEvent) => void): () => void;
+    onInvite(handler: (invite: InboundInvite) => void): void;
+  };
+  readonly media: MediaPort;
   readonly calls: CallStore;
   readonly snapshots: SnapshotStore;
   readonly admission: CallAdmission;
   readonly webhooks: { request(req: WebhookRequest): Promise<WebhookResult> };
+  readonly notify: (input: NotifyInput) => unknown;
   /** The account's AuthToken (signs its webhooks). */
   readonly authTokenOf: (accountSid: string) => Promise<string | null>;
   readonly multiProviderOf: (accountSid: string) => Promise<MultiProviderConfig | null>;
   /** Registered contacts of a client of the account's organization (location lookup). */
   readonly locateClient: (accountSid: string, login: string) => Promise<string[]>;
+  readonly routeInbound: (invite: InboundInvite) => Promise<InboundRoute>;
+  /** Starts the markup interpreter of a leg (the composition root owns the machine). */
+  readonly startInterpreter: (input: InterpreterInput) => AnyActorRef;
   /** SIP host advertised in From of outbound calls. */
   readonly sipHost: string;
   /** Platform default outbound proxy for numbers (SIP_OUTBOUND_PROXY). */
   readonly defaultProxy: string | null;
-  /** The SDP offer of a new outbound leg (the media engine's endpoint). */
-  readonly media: { offer(callSid: string): Promise<string>; release(callSid: string): void };
-  /** The call was answered: run its markup (the interpreter). */
-  readonly onAnswered?: (call: CallRecord, request: OutboundCallRequest | null) => void;
+  readonly instanceId: string;
   readonly logger: Logger;
 }
 
 /** Live call snapshots outlive a crashed node by this much (seconds). */
 const SNAPSHOT_TTL_SECONDS = 6 * 3600;
+/** How long a new endpoint may take before the call fails. */
+const ENDPOINT_TIMEOUT_MS = 5_000;
 
 export class CallRuntime {
   private readonly actors = new ActorRegistry<CallActor>();
   private readonly sessions = new Map<string, Session>();
-  private readonly unsubscribe: () => void;
+  /** Inbound legs that ended while they were being routed. */
+  private readonly goneEarly = new Set<string>();
+  private readonly routing = new Set<string>();
+  private readonly unsubscribe: Array<() => void> = [];
   private stopped = false;
 
   constructor(private readonly deps: CallRuntimeDeps) {
-    this.unsubscribe = deps.sip.onEvent((e) => this.onSipEvent(e));
+    this.unsubscribe.push(deps.sip.onEvent((e) => this.onSipEvent(e)));
+    this.unsubscribe.push(deps.media.subscribe((e) => this.onMediaEvent(e)));
+    deps.sip.onInvite((invite) => void this.onInvite(invite));
   }
 
   /** Live calls on this node. */
@@ -105,6 +172,11 @@ export class CallRuntime {
   liveStatus(sid: string): CallStatus | null {
     const actor = this.actors.get(sid);
     return actor ? statusOf(actor.getSnapshot()) : null;
+  }
+
+  /** The live record of a call on this node (From, To, direction…), or null. */
+  recordOf(sid: string): CallRecord | null {
+    return this.sessions.get(sid)?.record ?? null;
   }
 
   /**
@@ -119,78 +191,351 @@ export class CallRuntime {
       if (e instanceof TargetError) throw new AppError('InvalidParameter', `To: ${e.message}`);
       throw e;
     }
-    const now = new Date();
-    const record: CallRecord = {
-      sid: newSid(SidPrefix.Call),
-      parentCallSid: null,
+    const record = this.newRecord({
       accountSid: request.accountSid,
-      to: request.to,
       from: request.from,
-      phoneNumberSid: null,
-      status: CallStatus.Queued,
-      startTime: null,
-      endTime: null,
-      duration: null,
-      price: null,
-      priceUnit: 'USD',
+      to: request.to,
       direction: 'outbound-api',
-      answeredBy: null,
+      status: CallStatus.Queued,
       apiVersion: request.apiVersion,
-      forwardedFrom: null,
-      callerName: null,
-      sipCallId: null,
-      dateCreated: now,
-      dateUpdated: now,
-    };
+    });
     await this.deps.calls.insert(record);
-    const session: Session = {
-      record,
-      request,
-      sequence: 0,
-      admission: new AbortController(),
-      admitted: false,
-      chain: Promise.resolve(),
-      log: this.deps.logger.child({ callSid: record.sid, accountSid: record.accountSid }),
-    };
-    this.start(record, session, request.timeoutSeconds);
-    void this.admitAndDial(record.sid, session);
+    const session = this.newSession(record, { request });
+    this.start(session, request.timeoutSeconds);
+    void this.admitAndDial(session);
     return record;
   }
 
   /**
+   * Places a `<Dial>` child leg (outbound-dial) of `parentSid` to `to` (number, `sip:` URI or
+   * `client:name`); it rings at most `timeoutSeconds`. Not subject to REST admission.
+   */
+  async dialChild(
+    parentSid: string,
+    to: string,
+    opts: {
+      readonly callerId: string;
+      readonly timeoutSeconds: number;
+      readonly credentials?: { readonly username: string; readonly password: string } | null;
+    },
+  ): Promise<ChildLeg> {
+    const parent = this.sessions.get(parentSid);
+    if (!parent) throw new AppError('Conflict', `Call ${parentSid} is not live`);
+    const record = this.newRecord({
+      accountSid: parent.record.accountSid,
+      from: opts.callerId,
+      to,
+      direction: 'outbound-dial',
+      status: CallStatus.Queued,
+      apiVersion: parent.record.apiVersion,
+      parentCallSid: parentSid,
+    });
+    await this.deps.calls.insert(record);
+    const session = this.newSession(record, { credentials: opts.credentials ?? null });
+    this.start(session, opts.timeoutSeconds);
+    this.actors.get(record.sid)?.send({ type: 'call.dial', at: Date.now() });
+    return {
+      sid: record.sid,
+      answered: session.answered.promise,
+      ended: session.ended.promise,
+      hangUp: () => this.end(record.sid),
+    };
+  }
+
+  /** Ends a live call whatever its state (Status=completed semantics); no-op when gone. */
+  end(sid: string): void {
+    const actor = this.actors.get(sid);
+    if (!actor) return;
+    const e: CallEvent = { type: 'http.complete', at: Date.now() };
+    if (actor.getSnapshot().can(e)) actor.send(e);
+  }
+
+  /**
    * Live modification by status (spec §Call state table): `canceled` affects only a queued or
-   * ringing call, `completed` ends any live call. A call that is not live here → 409/404 by the caller.
+   * ringing call, `completed` ends any live call.
    */
   modifyStatus(sid: string, status: 'canceled' | 'completed'): { changed: boolean; live: boolean } {
     const actor = this.actors.get(sid);
     if (!actor) return { changed: false, live: false };
     const event: CallEvent =
-      status === 'canceled'
-        ? { type: 'http.cancel', at: Date.now() }
-        : { type: 'http.complete', at: Date.now() };
+      status === 'canceled' ? { type: 'http.cancel', at: Date.now() } : { type: 'http.complete', at: Date.now() };
     const changed = actor.getSnapshot().can(event);
     if (changed) actor.send(event);
     return { changed, live: true };
+  }
+
+  /** Live modification by Url: the call's markup is replaced (REST redirect). False when not live. */
+  redirect(
+    sid: string,
+    to: { url: string; method: HttpMethod; fallbackUrl: string | null; fallbackMethod: HttpMethod },
+  ): boolean {
+    const session = this.sessions.get(sid);
+    if (!session || !this.actors.get(sid)) return false;
+    if (session.interpreter) {
+      session.interpreter.send({ type: 'http.redirect', ...to });
+      return true;
+    }
+    if (statusOf(this.actors.get(sid)!.getSnapshot()) !== CallStatus.InProgress) return false;
+    this.runMarkup(session, { ...to, answered: true });
+    return true;
+  }
+
+  // ---- call control (used by the interpreter's CallControl) ------------------------------------
+
+  /**
+   * Answers an inbound leg: creates its media endpoint from the caller's offer, sends 200 with our
+   * answer, and resolves when the ACK arrives. Idempotent; rejects when the leg is gone.
+   */
+  async answer(sid: string, signal: AbortSignal): Promise<void> {
+    const session = this.sessions.get(sid);
+    const actor = this.actors.get(sid);
+    if (!session || !actor) throw new Error(`call ${sid} is not live`);
+    const status = statusOf(actor.getSnapshot());
+    if (status === CallStatus.InProgress) return;
+    if (status !== CallStatus.Ringing) throw new Error(`call ${sid} cannot be answered (${status})`);
+    if (!session.localSdp) {
+      session.localSdp = await this.createEndpoint(sid, session.invite?.sdp ?? undefined, signal);
+      if (signal.aborted) throw signal.reason;
+    }
+    actor.send({ type: 'app.answer', at: Date.now() });
+    const confirmed = await Promise.race([
+      session.confirmed.promise,
+      session.ended.promise.then(() => false),
+      new Promise<boolean>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+    ]);
+    if (!confirmed) throw new Error(`call ${sid} ended before it was answered`);
+  }
+
+  /** Sends an interpreter intent (`app.reject`, `app.hangup`) to the call actor. */
+  intent(sid: string, event: Extract<CallEvent, { type: 'app.reject' | 'app.hangup' }>): void {
+    const actor = this.actors.get(sid);
+    if (actor?.getSnapshot().can(event)) actor.send(event);
+  }
+
+  /** DTMF to the far end as SIP INFO application/dtmf-relay (RFC 2833 alternative used by carriers). */
+  async sendDigits(sid: string, digits: string, signal: AbortSignal): Promise<void> {
+    for (const d of digits) {
+      if (signal.aborted) return;
+      if (d === 'w' || d === 'W') {
+        await new Promise((r) => setTimeout(r, 500));
+        continue;
+      }
+      this.deps.sip.sendInfo(sid, 'application/dtmf-relay', `Signal=${d}\r\nDuration=160\r\n`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 
   /** Stops every actor (no callbacks); idempotent. Live SIP legs are ended by the SIP service. */
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    this.unsubscribe();
-    for (const s of this.sessions.values()) s.admission.abort(new AppError('Unavailable', 'shutting down'));
+    for (const u of this.unsubscribe) u();
+    for (const s of this.sessions.values()) {
+      s.admission.abort(new AppError('Unavailable', 'shutting down'));
+      s.interpreter?.stop();
+    }
     this.actors.stopAll();
     this.sessions.clear();
   }
 
+  // ---- inbound --------------------------------------------------------------------------------
+
+  private async onInvite(invite: InboundInvite): Promise<void> {
+    const legId = invite.legId;
+    this.routing.add(legId);
+    let route: InboundRoute;
+    try {
+      route = this.stopped
+        ? { kind: 'reject', status: 503, reason: 'Shutting Down', notify: null }
+        : await this.deps.routeInbound(invite);
+    } catch (err) {
+      this.deps.logger.error({ err, legId }, 'inbound routing failed');
+      route = { kind: 'reject', status: 500, reason: 'Server Internal Error', notify: null };
+    } finally {
+      this.routing.delete(legId);
+    }
+    if (this.goneEarly.delete(legId)) return;
+    if (route.kind === 'reject') {
+      this.deps.sip.reject(legId, route.status, route.reason);
+      if (route.notify)
+        this.deps.notify({
+          accountSid: route.notify.accountSid,
+          errorCode: route.notify.errorCode,
+          messageText: `Call to ${invite.requestUri} rejected: ${route.reason}`,
+        });
+      return;
+    }
+    if (route.kind === 'client') {
+      // Client-to-client calls run as markup `<Dial><Client>` without a document: bridge directly.
+      const record = this.newRecord({
+        sid: legId,
+        accountSid: route.accountSid,
+        from: route.from,
+        to: route.to,
+        direction: 'inbound',
+        status: CallStatus.Ringing,
+        apiVersion: '2012-04-24',
+        sipCallId: invite.callId,
+      });
+      await this.deps.calls.insert(record);
+      const session = this.newSession(record, { invite });
+      this.start(session);
+      void this.bridgeToClient(session, route.login);
+      return;
+    }
+    const record = this.newRecord({
+      sid: legId,
+      accountSid: route.accountSid,
+      from: route.from,
+      to: route.to,
+      direction: 'inbound',
+      status: CallStatus.Ringing,
+      apiVersion: route.apiVersion,
+      phoneNumberSid: route.number?.sid ?? null,
+      callerName: invite.from.displayName ?? null,
+      forwardedFrom: forwardedFrom(invite),
+      sipCallId: invite.callId,
+    });
+    await this.deps.calls.insert(record);
+    const session = this.newSession(record, { invite, number: route.number });
+    this.start(session);
+    this.deps.sip.sendProvisional(legId, 180);
+    this.inOrder(session, () => this.sendNumberStatus(session, 'ringing'));
+    this.runMarkup(session, {
+      url: route.url,
+      method: route.method,
+      fallbackUrl: route.fallbackUrl,
+      fallbackMethod: route.fallbackMethod,
+      answered: false,
+    });
+  }
+
+  /** A registered client called another client directly: answer once the callee answers, bridge. */
+  private async bridgeToClient(session: Session, login: string): Promise<void> {
+    const sid = session.record.sid;
+    this.deps.sip.sendProvisional(sid, 180);
+    const abort = new AbortController();
+    void session.ended.promise.then(() => abort.abort(new Error('caller gone')));
+    try {
+      const child = await this.dialChild(sid, `client:${login}`, {
+        callerId: session.record.from,
+        timeoutSeconds: 60,
+      });
+      void session.ended.promise.then(() => child.hangUp());
+      if (!(await child.answered)) {
+        const end = await child.ended;
+        this.intent(sid, { type: 'app.reject', reason: end.status === 'busy' ? 'busy' : 'rejected', at: Date.now() });
+        return;
+      }
+      await this.answer(sid, abort.signal);
+      this.deps.media.bridge(sid, child.sid);
+      await child.ended;
+      this.intent(sid, { type: 'app.hangup', at: Date.now() });
+    } catch (err) {
+      session.log.debug({ err }, 'client bridge ended');
+      this.intent(sid, { type: 'app.hangup', at: Date.now() });
+    }
+  }
+
+  private runMarkup(
+    session: Session,
+    m: { url: string; method: HttpMethod; fallbackUrl: string | null; fallbackMethod: HttpMethod; answered: boolean },
+  ): void {
+    const r = session.record;
+    const interpreter = this.deps.startInterpreter({
+      call: {
+        callSid: r.sid,
+        accountSid: r.accountSid,
+        from: r.from,
+        to: r.to,
+        direction: r.direction,
+        endpointId: r.sid,
+        apiVersion: r.apiVersion,
+        parentCallSid: r.parentCallSid,
+        forwardedFrom: r.forwardedFrom,
+        callerName: r.callerName,
+      },
+      url: m.url,
+      method: m.method,
+      fallbackUrl: m.fallbackUrl,
+      fallbackMethod: m.fallbackMethod,
+      answered: m.answered,
+    });
+    session.interpreter = interpreter;
+    interpreter.subscribe({
+      complete: () => {
+        if (session.interpreter === interpreter) session.interpreter = null;
+        // The document ended without ending the call (a verb outcome the runtime did not see): hang up.
+        this.intent(r.sid, { type: 'app.hangup', at: Date.now() });
+      },
+      error: (err) => {
+        session.log.error({ err }, 'interpreter failed');
+        this.intent(r.sid, { type: 'app.hangup', at: Date.now() });
+      },
+    });
+  }
+
   // ---- lifecycle ------------------------------------------------------------------------------
 
-  private start(record: CallRecord, session: Session, timeoutSeconds?: number): void {
+  private newRecord(
+    r: Pick<CallRecord, 'accountSid' | 'from' | 'to' | 'direction' | 'status' | 'apiVersion'> &
+      Partial<CallRecord>,
+  ): CallRecord {
+    const now = new Date();
+    return {
+      sid: newSid(SidPrefix.Call),
+      parentCallSid: null,
+      phoneNumberSid: null,
+      startTime: null,
+      endTime: null,
+      duration: null,
+      price: null,
+      priceUnit: 'USD',
+      answeredBy: null,
+      forwardedFrom: null,
+      callerName: null,
+      sipCallId: null,
+      dateCreated: now,
+      dateUpdated: now,
+      ...r,
+    };
+  }
+
+  private newSession(
+    record: CallRecord,
+    extra: {
+      request?: OutboundCallRequest;
+      invite?: InboundInvite;
+      number?: IncomingNumber | null;
+      credentials?: { username: string; password: string } | null;
+    },
+  ): Session {
+    return {
+      record,
+      request: extra.request ?? null,
+      invite: extra.invite ?? null,
+      number: extra.number ?? null,
+      credentials: extra.credentials ?? null,
+      sequence: 0,
+      admission: new AbortController(),
+      admitted: false,
+      chain: Promise.resolve(),
+      localSdp: null,
+      interpreter: null,
+      answered: deferred(),
+      confirmed: deferred(),
+      ended: deferred(),
+      log: this.deps.logger.child({ callSid: record.sid, accountSid: record.accountSid }),
+    };
+  }
+
+  private start(session: Session, timeoutSeconds?: number): void {
+    const record = session.record;
     const actor = createActor(callMachine, {
       input: {
         sid: record.sid,
         accountSid: record.accountSid,
-        direction: record.direction,
+        direction: record.direction as CallDirection,
         from: record.from,
         to: record.to,
         parentCallSid: record.parentCallSid,
@@ -215,7 +560,8 @@ export class CallRuntime {
     });
   }
 
-  private async admitAndDial(sid: string, session: Session): Promise<void> {
+  private async admitAndDial(session: Session): Promise<void> {
+    const sid = session.record.sid;
     try {
       await this.deps.admission.admit(session.record.accountSid, sid, session.admission.signal);
       session.admitted = true;
@@ -240,19 +586,59 @@ export class CallRuntime {
     });
   }
 
-  // ---- SIP → actor ----------------------------------------------------------------------------
+  /** Creates the leg's media endpoint (answering `remoteSdp` when given); resolves with our SDP. */
+  private createEndpoint(sid: string, remoteSdp: string | undefined, signal?: AbortSignal): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      const off = this.deps.media.subscribe((e) => {
+        if (e.type === 'media.endpointReady' && e.endpoint.endpointId === sid) {
+          done();
+          resolve(e.endpoint.sdp);
+        } else if (
+          (e.type === 'media.endpointFailed' || e.type === 'media.endpointLost') &&
+          e.endpointId === sid
+        ) {
+          done();
+          reject(new MediaSetupError(e.type === 'media.endpointFailed' ? e.reason : 'engine-down', sid));
+        }
+      });
+      const timer = setTimeout(() => {
+        done();
+        reject(new MediaSetupError('timeout', sid));
+      }, ENDPOINT_TIMEOUT_MS);
+      const onAbort = () => {
+        done();
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const done = () => {
+        off();
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      this.deps.media.createEndpoint(sid, remoteSdp ? { remoteSdp } : {});
+    });
+  }
+
+  // ---- SIP / media → actor --------------------------------------------------------------------
 
   private onSipEvent(e: SipEvent): void {
     if (!('legId' in e)) return;
     const actor = this.actors.get(e.legId);
-    if (!actor) return;
+    if (!actor) {
+      if (this.routing.has(e.legId) && (e.type === 'sip.cancel' || e.type === 'sip.ended')) this.goneEarly.add(e.legId);
+      return;
+    }
     const at = Date.now();
     switch (e.type) {
       case 'sip.ringing':
         actor.send({ type: 'sip.ringing', at });
         return;
       case 'sip.answered':
+        if (e.sdp) this.deps.media.applyRemoteSdp(e.legId, e.sdp);
         actor.send({ type: 'sip.answered', at });
+        return;
+      case 'sip.confirmed':
+        this.sessions.get(e.legId)?.confirmed.resolve(true);
         return;
       case 'sip.failed':
         actor.send({ type: 'sip.failed', status: e.status, at });
@@ -263,9 +649,22 @@ export class CallRuntime {
       case 'sip.cancel':
         actor.send({ type: 'sip.cancel', at });
         return;
+      case 'sip.ended':
+        // A leg we did not end ourselves: no ACK for our 2xx, or its connection died.
+        if (e.cause === 'ack-timeout' || e.cause === 'transport') actor.send({ type: 'sip.bye', at });
+        return;
       default:
         return;
     }
+  }
+
+  private onMediaEvent(e: MediaEvent): void {
+    if (e.type !== 'media.endpointLost') return;
+    const session = this.sessions.get(e.endpointId);
+    if (!session) return;
+    session.log.warn({ reason: e.reason }, 'media endpoint lost: ending the call');
+    this.end(e.endpointId);
+    this.intent(e.endpointId, { type: 'app.hangup', at: Date.now() });
   }
 
   // ---- actor → world --------------------------------------------------------------------------
@@ -285,6 +684,7 @@ export class CallRuntime {
         this.deps.sip.reject(e.callSid, e.status);
         return;
       case 'sip.answer':
+        if (session.localSdp) this.deps.sip.answer(e.callSid, session.localSdp);
         return;
       case 'call.status':
         this.inOrder(session, () => this.onStatus(session, e.status, e.at));
@@ -305,12 +705,11 @@ export class CallRuntime {
     try {
       const target = parseCallTarget(record.to);
       const [multiProvider, clientContacts, sdp] = await Promise.all([
-        this.deps.multiProviderOf(record.accountSid),
-        target.kind === 'client'
-          ? this.deps.locateClient(record.accountSid, target.name)
-          : Promise.resolve([]),
-        this.deps.media.offer(sid),
+        target.kind === 'number' ? this.deps.multiProviderOf(record.accountSid) : Promise.resolve(null),
+        target.kind === 'client' ? this.deps.locateClient(record.accountSid, target.name) : Promise.resolve([]),
+        this.createEndpoint(sid, undefined),
       ]);
+      session.localSdp = sdp;
       const plan = planOutgoingRequest({
         target,
         clientContacts,
@@ -318,20 +717,23 @@ export class CallRuntime {
         ...(this.deps.defaultProxy ? { defaultProxy: this.deps.defaultProxy } : {}),
       });
       const fromUser = record.from.replace(/^client:/, '');
+      const credentials = session.credentials ?? plan.credentials;
+      if (this.actors.get(sid)?.getSnapshot().status !== 'active') return;
       this.deps.sip.placeCall(sid, {
         requestUri: plan.requestUri,
         from: { uri: `sip:${encodeURIComponent(fromUser)}@${this.deps.sipHost}` },
         to: { uri: plan.requestUri },
         route: plan.route,
         headers: plan.headers,
-        ...(plan.credentials ? { credentials: plan.credentials } : {}),
+        ...(credentials ? { credentials } : {}),
         sdp,
       });
       const at = Date.now();
       this.inOrder(session, () => this.sendProgress(session, 'initiated', at));
     } catch (e) {
-      if (e instanceof NoRouteError) fail(e.reason === 'client-not-registered' ? 404 : 503, e.message);
+      if (e instanceof NoRouteError) fail(e.reason === 'client-not-registered' ? 480 : 503, e.message);
       else if (e instanceof TargetError) fail(400, e.message);
+      else if (e instanceof MediaSetupError) fail(503, e.message);
       else {
         session.log.error({ err: e }, 'placing the call failed');
         fail(500, 'internal error');
@@ -341,18 +743,35 @@ export class CallRuntime {
 
   private async onStatus(session: Session, status: CallStatus, at: number): Promise<void> {
     const patch = status === CallStatus.InProgress ? { status, startTime: new Date(at) } : { status };
-    const updated = await this.deps.calls.update(session.record.sid, patch).catch((err) => {
+    session.record = { ...session.record, ...patch };
+    await this.deps.calls.update(session.record.sid, patch).catch((err) => {
       session.log.warn({ err }, 'call record not updated');
-      return null;
     });
-    if (status === CallStatus.InProgress) this.deps.onAnswered?.(updated ?? session.record, session.request);
+    if (status === CallStatus.InProgress) {
+      session.answered.resolve(true);
+      const req = session.request;
+      if (req)
+        this.runMarkup(session, {
+          url: req.url,
+          method: req.method,
+          fallbackUrl: req.fallbackUrl,
+          fallbackMethod: req.fallbackMethod,
+          answered: true,
+        });
+      await this.sendNumberStatus(session, 'in-progress');
+    }
     await this.sendProgress(session, status, at);
   }
 
   private async onEnded(session: Session, status: CallStatus, at: number, duration: number): Promise<void> {
     const sid = session.record.sid;
     session.admission.abort(new AppError('Conflict', 'call ended'));
+    session.answered.resolve(false);
+    session.confirmed.resolve(false);
+    session.interpreter?.send({ type: 'call.ended' });
     this.deps.media.release(sid);
+    const sipStatus = this.actors.get(sid)?.getSnapshot().context.sipStatus ?? null;
+    session.record = { ...session.record, status, endTime: new Date(at), duration };
     await Promise.all([
       this.deps.calls
         .update(sid, { status, endTime: new Date(at), duration })
@@ -361,7 +780,11 @@ export class CallRuntime {
       this.deps.snapshots.delete('call', sid).catch(() => {}),
     ]);
     session.log.info({ status, duration }, 'call ended');
-    await this.sendProgress(session, status, at, duration);
+    session.ended.resolve({ status, durationSeconds: duration, sipStatus });
+    await Promise.all([
+      this.sendProgress(session, status, at, duration),
+      status === CallStatus.Completed ? this.sendNumberStatus(session, 'completed') : Promise.resolve(),
+    ]);
     this.sessions.delete(sid);
     this.actors.evict(sid);
   }
@@ -381,12 +804,34 @@ export class CallRuntime {
     if (!request?.statusCallback) return;
     const event = status === 'initiated' ? 'initiated' : progressEventOf(status);
     if (!request.statusCallbackEvents.has(event)) return;
+    await this.callback(session, request.statusCallback, request.statusCallbackMethod, {
+      ...progressParams(session.record, status, session.sequence++, at, duration),
+    });
+  }
+
+  /** The number's StatusCallback (spec §Events "Incoming phone number status"). */
+  private async sendNumberStatus(session: Session, status: 'ringing' | 'in-progress' | 'completed'): Promise<void> {
+    const n = session.number;
+    if (!n?.statusCallback) return;
+    await this.callback(
+      session,
+      n.statusCallback,
+      n.statusCallbackMethod,
+      numberStatusParams(session.record, status, this.deps.instanceId),
+    );
+  }
+
+  private async callback(
+    session: Session,
+    url: string,
+    method: HttpMethod,
+    params: Record<string, string>,
+  ): Promise<void> {
     const authToken = await this.deps.authTokenOf(session.record.accountSid);
     if (authToken === null) return;
-    const params = progressParams(session.record, status, session.sequence++, at, duration);
     await this.deps.webhooks.request({
-      url: request.statusCallback,
-      method: request.statusCallbackMethod,
+      url,
+      method,
       params: Object.entries(params),
       accountSid: session.record.accountSid,
       authToken,
@@ -395,25 +840,20 @@ export class CallRuntime {
   }
 }
 
-/**
- * The SDP offer of a leg without a media endpoint (PCMU/PCMA/telephone-event, `a=inactive`): used
- * until the media engine is composed in, and for signalling-only benchmarks.
- */
-export function signallingOnlyOffer(host: string): string {
-  const ip = host.includes(':') ? 'IP6' : 'IP4';
-  const id = Date.now();
-  return [
-    'v=0',
-    `o=switchboard ${id} ${id} IN ${ip} ${host}`,
-    's=switchboard',
-    `c=IN ${ip} ${host}`,
-    't=0 0',
-    'm=audio 9 RTP/AVP 0 8 101',
-    'a=rtpmap:0 PCMU/8000',
-    'a=rtpmap:8 PCMA/8000',
-    'a=rtpmap:101 telephone-event/8000',
-    'a=fmtp:101 0-15',
-    'a=inactive',
-    '',
-  ].join('\r\n');
+/** A leg's media endpoint could not be set up (`reason` from the engine, or `timeout`). */
+export class MediaSetupError extends Error {
+  constructor(
+    readonly reason: string,
+    sid: string,
+  ) {
+    super(`media endpoint for ${sid} failed: ${reason}`);
+  }
+}
+
+/** The number the call was forwarded from (Diversion, RFC 5806), when present. */
+function forwardedFrom(invite: InboundInvite): string | null {
+  const d = invite.headers.diversion;
+  if (!d) return null;
+  const m = /sips?:([^@;>]+)/i.exec(d);
+  return m?.[1] ?? null;
 }

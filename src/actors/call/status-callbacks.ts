@@ -86,3 +86,27 @@ export function progressParams(
     ...(durationSeconds !== undefined ? { CallDuration: String(durationSeconds) } : {}),
   };
 }
+
+/**
+ * Parameters of an incoming number's StatusCallback (spec §Events "Incoming phone number status"):
+ * sent on ringing, in-progress and completed of calls to the number.
+ */
+export function numberStatusParams(
+  call: ProgressCall,
+  status: 'ringing' | 'in-progress' | 'completed',
+  instanceId: string,
+): Record<string, string> {
+  return {
+    CallSid: call.sid,
+    InstanceId: instanceId,
+    AccountSid: call.accountSid,
+    From: call.from,
+    To: call.to,
+    CallStatus: status,
+    ApiVersion: call.apiVersion,
+    Direction: call.direction,
+    CallerName: call.callerName ?? '',
+    ForwardedFrom: call.forwardedFrom ?? '',
+    CallTimestamp: rfc2822(new Date()),
+  };
+}
