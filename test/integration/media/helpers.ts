@@ -91,7 +91,7 @@ export async function startEngine(
     },
     storage,
     logger: pino({ level: process.env.LOG_LEVEL ?? 'silent' }),
-    engineLogLevel: process.env.LOG_LEVEL ?? 'warn',
+    engineLogLevel: process.env.LOG_LEVEL ?? 'error',
   });
   const log = new EventLog();
   engine.subscribe(log.push);
