@@ -17,8 +17,8 @@ export class PcmFifo {
   underruns = 0;
 
   constructor(
-    private readonly capacity = MEDIA.JITTER_MAX_SAMPLES,
-    private readonly prefill = MEDIA.JITTER_PREFILL_SAMPLES,
+    private readonly capacity: number = MEDIA.JITTER_MAX_SAMPLES,
+    private readonly prefill: number = MEDIA.JITTER_PREFILL_SAMPLES,
   ) {
     this.buf = new Int16Array(capacity);
   }

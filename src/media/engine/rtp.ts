@@ -72,8 +72,8 @@ export function buildRtp(
 
 /**
  * Receive-side sequence tracking for loss counting (RFC 3550 Appendix A.1, simplified): packets
- * expected minus packets received, per SSRC; a new SSRC restarts the count. Reordered or
- * duplicate packets never count as loss.
+ * expected minus packets received, per SSRC; a new SSRC restarts the count. Reordered packets
+ * never count as loss; duplicates count as received, as in RFC 3550, so they can mask a loss.
  */
 export class SequenceTracker {
   private ssrc: number | null = null;

@@ -69,11 +69,11 @@ describe('bad input', () => {
   });
 
   it('counts and drops malformed RTP and keeps working', async () => {
+    const pid = t.engine.pid;
     const peer = await RtpPeer.open('127.0.0.2');
     try {
       const ep = await t.endpoint('bad-rtp', peer.sdp());
       peer.sendTo(ep);
-      const pid = t.engine.pid;
       const garbage = [
         Buffer.alloc(0),
         Buffer.from([0x80]),
@@ -94,6 +94,7 @@ describe('bad input', () => {
     }
     // Still the same engine process, and it still plays.
     expect(t.log.count('media.endpointLost')).toBe(0);
+    expect(t.engine.pid).toBe(pid);
     const sink = await RtpPeer.open('127.0.0.3');
     try {
       await t.endpoint('bad-rtp-after', sink.sdp());

@@ -83,7 +83,7 @@ describe('play to a Node RTP sink', () => {
       const pkts = sink.received.filter((p) => p.at >= start);
       const voiced = pkts.filter((p) => rmsOf(sink.decodedOne(p)) > 300);
       expect(voiced.length).toBeGreaterThan(100);
-      const first = pkts.findIndex((p) => p === voiced[0]);
+      const first = pkts.indexOf(voiced[0]!);
       const last = pkts.lastIndexOf(voiced.at(-1)!);
       const r = rate(pkts.slice(first, last + 1).map((p) => p.at));
       expect(r).toBeGreaterThan(49);
