@@ -84,8 +84,14 @@ export interface EndpointStats {
   readonly endpointId: string;
   readonly packetsIn: number;
   readonly packetsOut: number;
+  /** Expected minus received, from RTP sequence numbers (RFC 3550 A.3). */
   readonly packetsLost: number;
+  /** Ticks of the engine clock that ran more than 5 ms late while this endpoint existed. */
   readonly lateTicks: number;
+  /** Datagrams that were not valid RTP (counted and dropped, never fatal). */
+  readonly packetsMalformed: number;
+  /** Valid RTP from a source other than the latched one, or with a payload type we did not negotiate. */
+  readonly packetsIgnored: number;
 }
 
 export interface EngineLoad {
@@ -106,7 +112,7 @@ export type MediaEvent =
   | {
       readonly type: 'media.endpointFailed';
       readonly endpointId: string;
-      /** `no-common-codec`, `bad-sdp`, `no-port`, `engine-down`. */
+      /** `no-common-codec`, `bad-sdp`, `no-port`, `exists` (id in use), `no-such-endpoint`. */
       readonly reason: string;
       readonly message: string;
     }
@@ -127,7 +133,10 @@ export type MediaEvent =
       readonly type: 'media.playFailed';
       readonly endpointId: string;
       readonly opId: string;
-      /** `fetch-failed`, `not-audio`, `too-large`, `tts-failed`, `no-such-file`. */
+      /**
+       * `fetch-failed`, `not-audio`, `too-large`, `tts-failed`, `no-such-file`, `no-such-endpoint`,
+       * `engine-down` (the engine crashed while playing).
+       */
       readonly reason: string;
       readonly message: string;
     }
@@ -138,8 +147,8 @@ export type MediaEvent =
       readonly endpointId: string;
       readonly opId: string;
       readonly digits: string;
-      /** `finish-key` | `num-digits` | `timeout` | `stopped` | `released`. */
-      readonly reason: 'finish-key' | 'num-digits' | 'timeout' | 'stopped' | 'released';
+      /** `finish-key` | `num-digits` | `timeout` | `stopped` | `released` | `lost` (engine crash). */
+      readonly reason: 'finish-key' | 'num-digits' | 'timeout' | 'stopped' | 'released' | 'lost';
     }
   | {
       readonly type: 'media.recordDone';

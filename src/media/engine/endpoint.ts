@@ -1,0 +1,208 @@
+/**
+ * One RTP endpoint: its UDP socket, the negotiated stream, symmetric-RTP latching, the receive FIFO
+ * and DTMF detector, the send side (SSRC, sequence, timestamp) and the per-endpoint counters. The
+ * operations running on it (play, collect, record, beep) are plain state owned by the engine.
+ */
+
+import { randomInt } from 'node:crypto';
+import type { RemoteInfo, Socket } from 'node:dgram';
+import type { Codec, EndpointStats } from '../port.js';
+import { MEDIA } from './constants.js';
+import { DtmfDetector } from './dtmf.js';
+import { CODEC_PT, codecOfPt, decodeG711, encodeG711 } from './g711.js';
+import { PcmFifo } from './pcm.js';
+import type { Recorder } from './recorder.js';
+import { buildRtp, isRtcp, parseRtp, SequenceTracker } from './rtp.js';
+import type { RemoteMedia } from './sdp.js';
+
+/** A running play (user prompt, or a room's wait music when `internal`). */
+export interface PlayOp {
+  readonly opId: string;
+  readonly interruptOnDtmf: boolean;
+  readonly internal: boolean;
+  pcm: Int16Array | null;
+  pos: number;
+  /** Plays left including the current one; Infinity for `loop=0`. */
+  loopsLeft: number;
+}
+
+export interface CollectOp {
+  readonly opId: string;
+  readonly timeoutMs: number;
+  readonly finishOnKey: string;
+  readonly numDigits: number | undefined;
+  digits: string;
+  /** Time of the last digit, or of the end of the prompt; the timeout runs from here. */
+  lastActivity: number;
+}
+
+export interface RecordOp {
+  readonly opId: string;
+  readonly recorder: Recorder;
+  state: 'beep' | 'recording';
+}
+
+/** A short sound that overrides every other output (the beep before Record). */
+export interface BeepOp {
+  readonly pcm: Int16Array;
+  pos: number;
+  readonly onDone: () => void;
+}
+
+export class Endpoint {
+  /** Negotiated far end, null until an SDP has been applied. */
+  remote: RemoteMedia | null = null;
+  /** Our SDP offer is outstanding (we created the endpoint without a remote SDP). */
+  offered = false;
+  localSdp = '';
+  sdpVersion = 1;
+  readonly sessionId = randomInt(1, 2 ** 31);
+  /** Where we send: the SDP address until the first packet latches us to its source (symmetric RTP). */
+  private sendTo: { address: string; port: number } | null = null;
+  private latched = false;
+
+  private readonly ssrc = randomInt(0, 2 ** 32);
+  private seq = randomInt(0, 2 ** 16);
+  private timestamp = randomInt(0, 2 ** 32);
+  private sentLastTick = false;
+  private readonly outPayload = new Uint8Array(MEDIA.FRAME_SAMPLES);
+  private readonly decodeScratch = new Int16Array(2048);
+
+  readonly fifo = new PcmFifo();
+  /** This tick's received frame (valid when `hasInput`). */
+  readonly inFrame = new Int16Array(MEDIA.FRAME_SAMPLES);
+  hasInput = false;
+  private readonly sequence = new SequenceTracker();
+  private readonly dtmf = new DtmfDetector();
+
+  packetsIn = 0;
+  packetsOut = 0;
+  packetsMalformed = 0;
+  /** Packets from a source other than the latched one, or with an unknown payload type. */
+  packetsIgnored = 0;
+  lateTicks = 0;
+
+  muted = false;
+  play: PlayOp | null = null;
+  collect: CollectOp | null = null;
+  record: RecordOp | null = null;
+  beep: BeepOp | null = null;
+  waitMusic: PlayOp | null = null;
+  bridgePeer: Endpoint | null = null;
+  room: string | null = null;
+  digitBuffer = '';
+
+  constructor(
+    readonly id: string,
+    readonly socket: Socket,
+    readonly address: string,
+    readonly port: number,
+    readonly codecs: readonly Codec[],
+    private readonly onDigit: (ep: Endpoint, digit: string) => void,
+  ) {
+    socket.on('message', (msg, rinfo) => this.receive(msg, rinfo));
+    socket.on('error', () => {
+      // A send to an unreachable port (ICMP) surfaces here; RTP is best effort.
+    });
+  }
+
+  /** Sets the negotiated far end and re-arms latching (new SDP, maybe a new address). */
+  setRemote(remote: RemoteMedia): void {
+    this.remote = remote;
+    this.sendTo = { address: remote.address, port: remote.port };
+    this.latched = false;
+  }
+
+  stats(): EndpointStats {
+    return {
+      endpointId: this.id,
+      packetsIn: this.packetsIn,
+      packetsOut: this.packetsOut,
+      packetsLost: this.sequence.lost,
+      lateTicks: this.lateTicks,
+      packetsMalformed: this.packetsMalformed,
+      packetsIgnored: this.packetsIgnored,
+    };
+  }
+
+  /** Network input: never throws; anything malformed is counted and dropped. */
+  private receive(msg: Buffer, rinfo: RemoteInfo): void {
+    if (isRtcp(msg)) return;
+    const pkt = parseRtp(msg);
+    if (!pkt) {
+      this.packetsMalformed++;
+      return;
+    }
+    if (this.latched) {
+      if (this.sendTo && (rinfo.address !== this.sendTo.address || rinfo.port !== this.sendTo.port)) {
+        this.packetsIgnored++;
+        return;
+      }
+    } else {
+      this.sendTo = { address: rinfo.address, port: rinfo.port };
+      this.latched = true;
+    }
+    this.packetsIn++;
+    this.sequence.push(pkt.ssrc, pkt.sequence);
+    const eventPt = this.remote ? this.remote.eventPt : MEDIA.TELEPHONE_EVENT_PT;
+    if (pkt.payloadType === eventPt) {
+      const digit = this.dtmf.push(pkt.ssrc, pkt.timestamp, pkt.payload);
+      if (digit !== null) this.onDigit(this, digit);
+      return;
+    }
+    const codec =
+      this.remote && pkt.payloadType === this.remote.codecPt ? this.remote.codec : codecOfPt(pkt.payloadType);
+    if (codec === null || pkt.payload.length > this.decodeScratch.length) {
+      this.packetsIgnored++;
+      return;
+    }
+    const pcm = decodeG711(codec, pkt.payload, this.decodeScratch.subarray(0, pkt.payload.length));
+    this.fifo.push(pcm);
+  }
+
+  /** Takes this tick's input frame from the FIFO. */
+  pullInput(): void {
+    this.hasInput = this.fifo.pop(this.inFrame);
+  }
+
+  /** Whether the negotiated direction lets us send (RFC 3264 §5.1, §6.1). */
+  private canSend(): boolean {
+    const r = this.remote;
+    return (
+      r !== null &&
+      this.sendTo !== null &&
+      this.sendTo.address !== '0.0.0.0' &&
+      this.sendTo.port > 0 &&
+      (r.direction === 'sendrecv' || r.direction === 'recvonly')
+    );
+  }
+
+  /**
+   * Sends one 20 ms frame (`null` = silence). The RTP timestamp advances every tick whether or not
+   * we send, and the first packet after a gap carries the marker bit (RFC 3551 §4.1).
+   */
+  send(pcm: Int16Array | null, silence: Int16Array): void {
+    const ts = this.timestamp;
+    this.timestamp = (this.timestamp + MEDIA.FRAME_SAMPLES) >>> 0;
+    if (!this.canSend()) {
+      this.sentLastTick = false;
+      return;
+    }
+    const remote = this.remote!;
+    encodeG711(remote.codec, pcm ?? silence, this.outPayload);
+    const pt = remote.codecPt ?? CODEC_PT[remote.codec];
+    const packet = buildRtp(pt, this.seq, ts, this.ssrc, this.outPayload, !this.sentLastTick);
+    this.seq = (this.seq + 1) & 0xffff;
+    this.sentLastTick = true;
+    this.packetsOut++;
+    this.socket.send(packet, this.sendTo!.port, this.sendTo!.address);
+  }
+
+  close(): void {
+    try {
+      this.socket.close();
+    } catch {
+      // already closed
+    }
+  }
+}

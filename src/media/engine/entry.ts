@@ -1,0 +1,55 @@
+/**
+ * Entry point of the media engine process, forked by `MediaEngine` (src/media/media-engine.ts).
+ * Waits for `init`, starts the engine and its clock, reports `ready`, then serves commands until
+ * `shutdown` or until the parent goes away.
+ */
+import { createLogger } from '../../logger.js';
+import type { EngineCommand, EngineMessage } from '../ipc.js';
+import { Engine } from './engine.js';
+
+let engine: Engine | null = null;
+
+/**
+ * Node loads its fetch implementation (undici) lazily, and the first `fetch()` compiles it
+ * synchronously for ~100 ms: do that before the clock starts, not during the first Play URL.
+ */
+async function warmUp(): Promise<void> {
+  try {
+    await (await fetch('data:text/plain,warm')).text();
+  } catch {
+    // Not fatal: the first URL play would just pay the cost.
+  }
+}
+
+function send(msg: EngineMessage): void {
+  if (process.connected) process.send?.(msg);
+}
+
+process.on('message', (raw: unknown) => {
+  const cmd = raw as EngineCommand;
+  if (cmd.op === 'init') {
+    if (engine) return;
+    const logger = createLogger(cmd.settings.logLevel, 'media-engine');
+    engine = new Engine(cmd.settings, send, logger);
+    void warmUp().finally(() => {
+      engine?.start();
+      logger.info({ pid: process.pid, rtpHost: cmd.settings.rtpHost }, 'media engine started');
+      send({ kind: 'ready' });
+    });
+    return;
+  }
+  if (cmd.op === 'shutdown') {
+    void (engine?.shutdown() ?? Promise.resolve()).finally(() => {
+      // Messages are written in order: once `closed` is out, every event before it is too.
+      if (!process.connected) return;
+      process.send?.({ kind: 'closed' } satisfies EngineMessage, undefined, {}, () => process.disconnect?.());
+    });
+    return;
+  }
+  engine?.handle(cmd);
+});
+
+// The parent is gone (crashed or closed the channel): nothing else can use us.
+process.on('disconnect', () => {
+  process.exit(0);
+});

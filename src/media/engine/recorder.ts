@@ -1,0 +1,134 @@
+/**
+ * One running Record: frames arrive once per tick (what the far end sent, or silence when nothing
+ * arrived), energy decides silence, and audio is appended to a spool file about once a second so a
+ * long recording never sits in memory. Silence at the start is not recorded and silence that ends
+ * the recording is trimmed (TwiML Record `trim="trim-silence"`, the default). `finish()` writes the
+ * WAV header and closes the file; the main process then stores it through the recording-storage port.
+ */
+import { type FileHandle, mkdir, open, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RecordOptions } from '../port.js';
+import { MEDIA } from './constants.js';
+import { rms } from './pcm.js';
+import { pcmToBytes, wavHeader } from './wav.js';
+
+export type RecordEnd = 'finish-key' | 'silence' | 'max-length' | 'stopped' | 'released';
+
+export class Recorder {
+  /** Samples committed to the recording (spooled or pending). */
+  private committed = 0;
+  private pending: Int16Array[] = [];
+  /** Silent frames after the last voiced one: recorded only if voice follows. */
+  private tail: Int16Array[] = [];
+  private silentRun = 0;
+  private voiced = false;
+  private file: Promise<FileHandle> | null = null;
+  private writes: Promise<unknown> = Promise.resolve();
+  private writeError: Error | null = null;
+  private bytesWritten = 0;
+  readonly path: string;
+
+  constructor(
+    readonly opId: string,
+    readonly opts: RecordOptions,
+    spoolDir: string,
+  ) {
+    this.path = join(spoolDir, `${opts.recordingSid}-${opId.replace(/[^\w.-]/g, '_')}.wav`);
+  }
+
+  get durationSeconds(): number {
+    return this.committed / MEDIA.SAMPLE_RATE;
+  }
+
+  /**
+   * Adds one 20 ms frame. Returns why the recording ends, or null to continue.
+   */
+  push(frame: Int16Array): RecordEnd | null {
+    const silent = rms(frame) < MEDIA.SILENCE_RMS;
+    if (silent) {
+      this.silentRun++;
+      if (this.voiced) {
+        if (this.opts.silenceTimeoutSeconds > 0) this.tail.push(frame.slice());
+        else this.commit(frame.slice());
+      }
+    } else {
+      this.silentRun = 0;
+      this.voiced = true;
+      for (const t of this.tail) this.commit(t);
+      this.tail = [];
+      this.commit(frame.slice());
+    }
+    const timeout = this.opts.silenceTimeoutSeconds;
+    if (timeout > 0 && this.silentRun * MEDIA.TICK_MS >= timeout * 1000) return 'silence';
+    if (
+      this.committed + this.tail.length * MEDIA.FRAME_SAMPLES >=
+      this.opts.maxLengthSeconds * MEDIA.SAMPLE_RATE
+    ) {
+      return 'max-length';
+    }
+    return null;
+  }
+
+  private commit(frame: Int16Array): void {
+    this.pending.push(frame);
+    this.committed += frame.length;
+    if (this.pending.length >= MEDIA.RECORD_FLUSH_FRAMES) this.flush();
+  }
+
+  private handle(): Promise<FileHandle> {
+    this.file ??= (async () => {
+      await mkdir(join(this.path, '..'), { recursive: true });
+      const fh = await open(this.path, 'w');
+      await fh.write(wavHeader(0), 0, 44, 0);
+      return fh;
+    })();
+    return this.file;
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    const frames = this.pending;
+    this.pending = [];
+    let n = 0;
+    for (const f of frames) n += f.length;
+    const pcm = new Int16Array(n);
+    let o = 0;
+    for (const f of frames) {
+      pcm.set(f, o);
+      o += f.length;
+    }
+    const bytes = pcmToBytes(pcm);
+    this.writes = this.writes.then(async () => {
+      if (this.writeError) return;
+      try {
+        const fh = await this.handle();
+        await fh.write(bytes, 0, bytes.length, 44 + this.bytesWritten);
+        this.bytesWritten += bytes.length;
+      } catch (err) {
+        this.writeError = err as Error;
+      }
+    });
+  }
+
+  /** Completes the WAV (trailing silence dropped) and closes it. Rejects if any write failed. */
+  async finish(): Promise<{ path: string; durationSeconds: number }> {
+    this.tail = [];
+    this.flush();
+    await this.writes;
+    const fh = await this.handle();
+    try {
+      if (this.writeError) throw this.writeError;
+      await fh.write(wavHeader(this.bytesWritten), 0, 44, 0);
+    } finally {
+      await fh.close();
+    }
+    return { path: this.path, durationSeconds: this.bytesWritten / 2 / MEDIA.SAMPLE_RATE };
+  }
+
+  /** Deletes the spool file (engine shutting down without a main process to hand it to). */
+  async discard(): Promise<void> {
+    await this.writes;
+    if (this.file) await (await this.file).close().catch(() => {});
+    await rm(this.path, { force: true });
+  }
+}

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import {
+  buildTelephoneEvent,
+  DtmfDetector,
+  digitToEvent,
+  eventToDigit,
+  parseTelephoneEvent,
+} from '../../../src/media/engine/dtmf.js';
+import { buildRtp, isRtcp, parseRtp, SequenceTracker } from '../../../src/media/engine/rtp.js';
+
+describe('RTP (RFC 3550 §5.1)', () => {
+  it('round-trips a packet', () => {
+    const pkt = buildRtp(8, 65535, 0xfffffff0, 0xdeadbeef, Uint8Array.of(1, 2, 3), true);
+    const p = parseRtp(pkt)!;
+    expect({ ...p, payload: Array.from(p.payload) }).toEqual({
+      marker: true,
+      payloadType: 8,
+      sequence: 65535,
+      timestamp: 0xfffffff0,
+      ssrc: 0xdeadbeef,
+      payload: [1, 2, 3],
+    });
+  });
+
+  it('skips CSRCs and the header extension, and strips padding', () => {
+    const header = [0xb1, 0x00, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3];
+    const csrc = [0, 0, 0, 9];
+    const ext = [0xbe, 0xde, 0, 1, 1, 2, 3, 4];
+    const pkt = Uint8Array.from([...header, ...csrc, ...ext, 0xaa, 0xbb, 0, 0, 3]);
+    expect(parseRtp(pkt)?.payload).toEqual(Uint8Array.of(0xaa, 0xbb));
+  });
+
+  it.each([
+    ['empty', []],
+    ['short', [0x80, 0, 0, 1]],
+    ['version 1', [0x40, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0]],
+    ['CSRC count beyond the packet', [0x8f, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2]],
+    ['extension beyond the packet', [0x90, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9]],
+    ['zero padding count', [0xa0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0]],
+    ['padding beyond the payload', [0xa0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 5, 9]],
+  ])('rejects %s', (_name, bytes) => {
+    expect(parseRtp(Uint8Array.from(bytes))).toBeNull();
+  });
+
+  it('tells RTCP from RTP under rtcp-mux (RFC 5761 §4)', () => {
+    expect(isRtcp(Uint8Array.of(0x80, 200, 0, 6))).toBe(true);
+    expect(isRtcp(Uint8Array.of(0x80, 0, 0, 6))).toBe(false);
+    expect(isRtcp(Uint8Array.of(0x80, 0x80 | 72, 0, 6))).toBe(true);
+  });
+
+  it('counts loss from sequence gaps across wrap-around, reorder and a new SSRC', () => {
+    const s = new SequenceTracker();
+    for (const seq of [65533, 65534, 65535, 0, 2, 1, 5]) s.push(1, seq);
+    expect(s.lost).toBe(2); // 3 and 4
+    s.push(2, 100);
+    s.push(2, 102);
+    expect(s.lost).toBe(3);
+    // A duplicate counts as received (RFC 3550 A.3), so it can mask a loss; never below zero.
+    s.push(2, 102);
+    expect(s.lost).toBe(2);
+    s.push(2, 102);
+    s.push(2, 102);
+    expect(s.lost).toBe(2);
+  });
+});
+
+describe('DTMF (RFC 4733)', () => {
+  it('maps events to digits and back', () => {
+    expect([0, 9, 10, 11, 12, 15].map(eventToDigit)).toEqual(['0', '9', '*', '#', 'A', 'D']);
+    expect(eventToDigit(16)).toBeNull();
+    expect(digitToEvent('#')).toBe(11);
+    expect(digitToEvent('x')).toBeNull();
+    expect(digitToEvent('12')).toBeNull();
+  });
+
+  it('parses the payload', () => {
+    expect(parseTelephoneEvent(buildTelephoneEvent(11, true, 640, 10))).toEqual({
+      event: 11,
+      end: true,
+      volume: 10,
+      duration: 640,
+    });
+    expect(parseTelephoneEvent(Uint8Array.of(1, 2))).toBeNull();
+  });
+
+  it('reports each event once: start, updates and the three end packets', () => {
+    const d = new DtmfDetector();
+    const seen: (string | null)[] = [];
+    for (const [ts, dur, end] of [
+      [1000, 160, false],
+      [1000, 320, false],
+      [1000, 640, true],
+      [1000, 640, true],
+      [1000, 640, true],
+      [2000, 640, true], // end packets only (start lost): still reported
+      [2000, 640, true],
+    ] as const) {
+      seen.push(d.push(7, ts, buildTelephoneEvent(ts === 1000 ? 1 : 11, end, dur)));
+    }
+    expect(seen.filter((x) => x !== null)).toEqual(['1', '#']);
+    // Same timestamp from another SSRC is another event.
+    expect(d.push(8, 1000, buildTelephoneEvent(5, false, 160))).toBe('5');
+    // Events that are not DTMF (e.g. 32, a fax tone) are ignored.
+    expect(d.push(7, 3000, buildTelephoneEvent(32, false, 160))).toBeNull();
+  });
+});
