@@ -5,12 +5,18 @@
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createActor } from 'xstate';
 import { AccountService } from './actors/account/account-service.js';
 import { CallAdmission } from './actors/call/admission.js';
-import { CallRuntime, signallingOnlyOffer } from './actors/call/call-runtime.js';
+import { RuntimeCallControl } from './actors/call/call-control.js';
+import { CallRuntime } from './actors/call/call-runtime.js';
+import { routeInbound } from './actors/call/inbound-routing.js';
+import { createInterpreterMachine } from './actors/interpreter/interpreter.machine.js';
+import { MediaEventRouter, webhookFetcher } from './actors/interpreter/services.js';
 import type { Config } from './config.js';
 import { type App, createApp } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
+import { MediaEngine } from './media/media-engine.js';
 import { Notifier } from './notifications/notifier.js';
 import { LocalPoolProvider } from './numbers/provider.js';
 import { ProfileResolver } from './profiles/resolution.js';
@@ -206,13 +212,24 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     let callRuntime: CallRuntime | null = null;
     if (sip) {
       const sipService = sip;
-      callRuntime = new CallRuntime({
+      const media = new MediaEngine({
+        media: config.media,
+        storage: recordingStorage,
+        logger: logger.child({ component: 'media' }),
+      });
+      await media.start();
+      closers.push(() => media.close());
+      const authTokenOf = async (sid: string) => (await accounts.get(sid))?.authToken ?? null;
+      let interpreterMachine: ReturnType<typeof createInterpreterMachine> | null = null;
+      const runtime = new CallRuntime({
         sip: sipService.legs,
+        media,
         calls,
         snapshots,
         admission,
         webhooks,
-        authTokenOf: async (sid) => (await accounts.get(sid))?.authToken ?? null,
+        notify: (n) => notifier.notify(n),
+        authTokenOf,
         multiProviderOf: (sid) => profileResolver.effectiveMultiProvider(sid),
         locateClient: async (accountSid, login) => {
           const account = await accounts.get(accountSid);
@@ -220,12 +237,68 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
           if (!org) return [];
           return (await sipService.registrar.locate(login, org.domainName)).map((b) => b.contact);
         },
+        routeInbound: (invite) =>
+          routeInbound(invite, {
+            findNumber: (e164) => numbers.findByNumber(e164),
+            getApplication: (accountSid, sid) => applications.get(accountSid, sid),
+            getClient: (accountSid, sid) => clients.get(accountSid, sid),
+            findClient: async (domain, login) => (await clients.findForDigest(domain, login))?.client ?? null,
+            domainOf: (host) => sipService.registrar.domainOf(host),
+            accountStatus: async (sid) => (await accounts.get(sid))?.status ?? null,
+            trustedSources: config.sip.trustedSources,
+          }),
+        startInterpreter: (input) => {
+          if (!interpreterMachine) throw new Error('interpreter not composed');
+          return createActor(interpreterMachine, { input }).start();
+        },
         sipHost: config.sip.publicAddress,
         defaultProxy: config.sip.outboundProxy,
-        media: { offer: async () => signallingOnlyOffer(config.sip.publicAddress), release: () => {} },
+        instanceId: config.instanceId,
         logger: logger.child({ component: 'calls' }),
       });
-      const runtime = callRuntime;
+      const control = new RuntimeCallControl(runtime, media);
+      interpreterMachine = createInterpreterMachine({
+        media,
+        mediaEvents: new MediaEventRouter(media),
+        fetch: webhookFetcher(webhooks, async (sid) => (await authTokenOf(sid)) ?? ''),
+        call: control,
+        dialer: control,
+        sendSms: async (r) => {
+          notifier.notify({
+            accountSid: r.accountSid,
+            callSid: r.callSid,
+            errorCode: 14101,
+            log: 1,
+            messageText: '<Sms> is not available on this node (no SMS service configured)',
+          });
+          return { sid: '', status: 'failed' };
+        },
+        sendEmail: async (r) => {
+          notifier.notify({
+            accountSid: r.accountSid,
+            callSid: r.callSid,
+            errorCode: 14101,
+            log: 1,
+            messageText: '<Email> is not available on this node (SMTP_URL not set)',
+          });
+          return { sid: '', status: 'failed' };
+        },
+        createRecording: async (r) => {
+          const rec = await recordingService.adopt({
+            sid: r.recordingSid,
+            accountSid: r.accountSid,
+            callSid: r.callSid,
+            durationSeconds: r.durationSeconds,
+          });
+          return {
+            sid: rec.sid,
+            url: `${publicUrl}/2012-04-24/Accounts/${rec.accountSid}/Recordings/${rec.sid}`,
+            durationSeconds: rec.duration,
+          };
+        },
+        notify: (n) => notifier.notify(n),
+      });
+      callRuntime = runtime;
       closers.push(async () => runtime.stop());
     }
 

@@ -32,6 +32,31 @@ export class RecordingService {
     return rec;
   }
 
+  /**
+   * Records the Recording row of audio the media engine already wrote through the storage port
+   * under `sid` (a `<Record>` or a recorded `<Dial>`).
+   */
+  async adopt(input: {
+    sid: string;
+    accountSid: string;
+    callSid: string | null;
+    durationSeconds: number;
+  }): Promise<Recording> {
+    const at = new Date();
+    const rec: Recording = {
+      sid: input.sid,
+      accountSid: input.accountSid,
+      callSid: input.callSid,
+      duration: Math.round(input.durationSeconds * 1000) / 1000,
+      apiVersion: '2012-04-24',
+      sizeBytes: (await this.storage.size(input.sid)) ?? 0,
+      dateCreated: at,
+      dateUpdated: at,
+    };
+    await this.store.insert(rec);
+    return rec;
+  }
+
   async delete(accountSid: string, sid: string): Promise<boolean> {
     const deleted = await this.store.delete(accountSid, sid);
     if (deleted) await this.storage.delete(sid);

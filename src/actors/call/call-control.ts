@@ -11,10 +11,10 @@ import type { MediaPort } from '../../media/port.js';
 import type {
   CallControl,
   DialCallStatus,
+  Dialer,
   DialOutcome,
   DialRequest,
   DialTarget,
-  Dialer,
 } from '../interpreter/services.js';
 import type { CallEnd, CallRuntime, ChildLeg } from './call-runtime.js';
 
@@ -105,7 +105,9 @@ export class RuntimeCallControl implements CallControl, Dialer {
       for (const l of legs) if (l !== winner) l.hangUp();
       this.media.bridge(request.endpointId, winner.sid);
       const limit =
-        request.timeLimitSeconds > 0 ? setTimeout(() => winner.hangUp(), request.timeLimitSeconds * 1000) : null;
+        request.timeLimitSeconds > 0
+          ? setTimeout(() => winner.hangUp(), request.timeLimitSeconds * 1000)
+          : null;
       const end = await winner.ended;
       if (limit) clearTimeout(limit);
       this.media.unbridge(request.endpointId, winner.sid);

@@ -26,12 +26,7 @@ import type { MediaEvent, MediaPort } from '../../media/port.js';
 import type { NotifyInput } from '../../notifications/notifier.js';
 import type { MultiProviderConfig } from '../../profiles/multi-provider.js';
 import type { InboundInvite, SipEvent, SipPort } from '../../sip/port.js';
-import {
-  NoRouteError,
-  parseCallTarget,
-  planOutgoingRequest,
-  TargetError,
-} from '../../sip/routing-policy.js';
+import { NoRouteError, parseCallTarget, planOutgoingRequest, TargetError } from '../../sip/routing-policy.js';
 import { type CallDirection, type CallRecord, CallStatus, type CallStore } from '../../store/call-store.js';
 import type { IncomingNumber } from '../../store/number-store.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
@@ -258,7 +253,9 @@ export class CallRuntime {
     const actor = this.actors.get(sid);
     if (!actor) return { changed: false, live: false };
     const event: CallEvent =
-      status === 'canceled' ? { type: 'http.cancel', at: Date.now() } : { type: 'http.complete', at: Date.now() };
+      status === 'canceled'
+        ? { type: 'http.cancel', at: Date.now() }
+        : { type: 'http.complete', at: Date.now() };
     const changed = actor.getSnapshot().can(event);
     if (changed) actor.send(event);
     return { changed, live: true };
@@ -424,7 +421,11 @@ export class CallRuntime {
       void session.ended.promise.then(() => child.hangUp());
       if (!(await child.answered)) {
         const end = await child.ended;
-        this.intent(sid, { type: 'app.reject', reason: end.status === 'busy' ? 'busy' : 'rejected', at: Date.now() });
+        this.intent(sid, {
+          type: 'app.reject',
+          reason: end.status === 'busy' ? 'busy' : 'rejected',
+          at: Date.now(),
+        });
         return;
       }
       await this.answer(sid, abort.signal);
@@ -439,7 +440,13 @@ export class CallRuntime {
 
   private runMarkup(
     session: Session,
-    m: { url: string; method: HttpMethod; fallbackUrl: string | null; fallbackMethod: HttpMethod; answered: boolean },
+    m: {
+      url: string;
+      method: HttpMethod;
+      fallbackUrl: string | null;
+      fallbackMethod: HttpMethod;
+      answered: boolean;
+    },
   ): void {
     const r = session.record;
     const interpreter = this.deps.startInterpreter({
@@ -625,7 +632,8 @@ export class CallRuntime {
     if (!('legId' in e)) return;
     const actor = this.actors.get(e.legId);
     if (!actor) {
-      if (this.routing.has(e.legId) && (e.type === 'sip.cancel' || e.type === 'sip.ended')) this.goneEarly.add(e.legId);
+      if (this.routing.has(e.legId) && (e.type === 'sip.cancel' || e.type === 'sip.ended'))
+        this.goneEarly.add(e.legId);
       return;
     }
     const at = Date.now();
@@ -706,7 +714,9 @@ export class CallRuntime {
       const target = parseCallTarget(record.to);
       const [multiProvider, clientContacts, sdp] = await Promise.all([
         target.kind === 'number' ? this.deps.multiProviderOf(record.accountSid) : Promise.resolve(null),
-        target.kind === 'client' ? this.deps.locateClient(record.accountSid, target.name) : Promise.resolve([]),
+        target.kind === 'client'
+          ? this.deps.locateClient(record.accountSid, target.name)
+          : Promise.resolve([]),
         this.createEndpoint(sid, undefined),
       ]);
       session.localSdp = sdp;
@@ -810,7 +820,10 @@ export class CallRuntime {
   }
 
   /** The number's StatusCallback (spec §Events "Incoming phone number status"). */
-  private async sendNumberStatus(session: Session, status: 'ringing' | 'in-progress' | 'completed'): Promise<void> {
+  private async sendNumberStatus(
+    session: Session,
+    status: 'ringing' | 'in-progress' | 'completed',
+  ): Promise<void> {
     const n = session.number;
     if (!n?.statusCallback) return;
     await this.callback(

@@ -133,7 +133,11 @@ export async function routeInbound(invite: InboundInvite, deps: InboundRoutingDe
   const from = callerOf(invite);
 
   if (number) {
-    if (!invite.client && deps.trustedSources.length && !inSources(invite.source.address, deps.trustedSources))
+    if (
+      !invite.client &&
+      deps.trustedSources.length &&
+      !inSources(invite.source.address, deps.trustedSources)
+    )
       return { kind: 'reject', status: 403, reason: 'Source Not Trusted', notify: null };
     // A client calling a number is billed to the client's account; anyone else to the number's.
     const accountSid = invite.client?.accountSid ?? number.accountSid;

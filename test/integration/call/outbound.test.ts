@@ -19,7 +19,12 @@ beforeAll(async () => {
   ts = await startTestServer({ label: 'outbound' });
   hooks = await startWebhookServer();
   hooks.script('/status', { status: 204 });
-  hooks.script('/answer', { status: 200, headers: { 'Content-Type': 'text/xml' }, body: '<Response/>' });
+  // The callee or the test ends the calls; the markup only holds them up.
+  hooks.script('/answer', {
+    status: 200,
+    headers: { 'Content-Type': 'text/xml' },
+    body: '<Response><Pause length="20"/></Response>',
+  });
   const r = await ts.request('POST', `${API}/Accounts.json`, {
     auth: ts.admin,
     form: { EmailAddress: 'caller@example.test', Password: 'password-123', Role: 'Developer' },
@@ -112,6 +117,13 @@ describe('POST /Calls', () => {
       expect(valid).toBe(true);
     }
     expect(cbs[3]!.form.get('CallDuration')).toMatch(/^\d+$/);
+    // The Url ran once the callee answered.
+    const [markup] = hooks
+      .requestsTo('/answer')
+      .map((r) => new URLSearchParams(r.rawBody.toString()))
+      .filter((f) => f.get('CallSid') === sid);
+    expect(markup?.get('CallStatus')).toBe('in-progress');
+    expect(markup?.get('Direction')).toBe('outbound-api');
   });
 
   it('only the completed callback by default', async () => {

@@ -1,0 +1,263 @@
+/**
+ * Inbound calls from sipp to hosted numbers (issue 6 "Must show"): markup fetched with the
+ * documented parameters, Say/Pause/Hangup executed, Gather collecting DTMF from a sipp pcap, Record
+ * creating a Recording whose .wav downloads, Dial to a sipp UAS, Reject busy → 486, a Redirect
+ * chain, the fallback URL with a Notification, unknown numbers (404 / Notification 11005), the
+ * number's StatusCallback, and a BYE while a Gather runs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
+import { runSipp, startSipp } from '../../support/sipp.js';
+import { startWebhookServer, type WebhookServer } from '../../support/webhook-server.js';
+
+let ts: TestServer;
+let hooks: WebhookServer;
+let owner: { sid: string; creds: Credentials };
+let target: string;
+let numberSeq = 100;
+
+const xml = (body: string) => ({
+  status: 200,
+  headers: { 'Content-Type': 'text/xml' },
+  body: `<?xml version="1.0"?><Response>${body}</Response>`,
+});
+
+beforeAll(async () => {
+  ts = await startTestServer({ label: 'inbound' });
+  hooks = await startWebhookServer();
+  hooks.script('/status', { status: 204 });
+  const r = await ts.request('POST', `${API}/Accounts.json`, {
+    auth: ts.admin,
+    form: { EmailAddress: 'callee@example.test', Password: 'password-123', Role: 'Developer' },
+  });
+  owner = { sid: r.json.sid, creds: { user: r.json.sid, secret: r.json.auth_token } };
+  target = `127.0.0.1:${ts.server.sip!.stack.port}`;
+});
+afterAll(async () => {
+  await hooks?.close();
+  await ts?.dispose();
+});
+
+/** Buys a fresh number whose VoiceUrl is `path` on the webhook server. */
+async function numberFor(
+  path: string,
+  extra: Record<string, string> = {},
+): Promise<{ sid: string; number: string }> {
+  const number = `+1555020${String(numberSeq++).padStart(4, '0')}`;
+  const r = await ts.request('POST', `${API}/Accounts/${owner.sid}/IncomingPhoneNumbers.json`, {
+    auth: owner.creds,
+    form: { PhoneNumber: number, VoiceUrl: `${hooks.origin}${path}`, ...extra },
+  });
+  expect(r.status).toBe(201);
+  return { sid: r.json.sid, number };
+}
+
+const formsTo = (path: string) =>
+  hooks.requestsTo(path).map((r) => new URLSearchParams(r.rawBody.toString()));
+
+async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (ok(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function lastCall(to: string) {
+  const r = await ts.request('GET', `${API}/Accounts/${owner.sid}/Calls.json?To=${encodeURIComponent(to)}`, {
+    auth: owner.creds,
+  });
+  return r.json.calls[0];
+}
+
+describe('inbound calls to a number', () => {
+  it('fetches the markup with the documented parameters, runs Say/Pause/Hangup, reports to StatusCallback', async () => {
+    hooks.script('/say', xml('<Say>Hello from Switchboard</Say><Pause length="1"/><Hangup/>'));
+    const n = await numberFor('/say', { StatusCallback: `${hooks.origin}/status` });
+    const r = await runSipp({ scenario: 'uac-call-expect-bye.xml', remote: target, service: n.number });
+    expect(r.errors).toBe('');
+    expect(r.code).toBe(0);
+    const [form] = formsTo('/say');
+    expect(form).toBeDefined();
+    const params = Object.fromEntries(form!.entries());
+    expect(params).toMatchObject({
+      AccountSid: owner.sid,
+      To: n.number,
+      From: 'sipp',
+      CallStatus: 'ringing',
+      Direction: 'inbound',
+      ApiVersion: '2012-04-24',
+    });
+    expect(params.CallSid).toMatch(/^CA[0-9a-f]{32}$/);
+    const call = await until(
+      () => lastCall(n.number),
+      (c) => c?.status === 'completed',
+    );
+    expect(call).toMatchObject({ status: 'completed', direction: 'inbound', phone_number_sid: n.sid });
+    expect(call.duration).toBeGreaterThanOrEqual(1);
+    const statuses = await until(
+      () => formsTo('/status').filter((f) => f.get('CallSid') === params.CallSid),
+      (l) => l.length >= 3,
+    );
+    expect(statuses.map((f) => f.get('CallStatus'))).toEqual(['ringing', 'in-progress', 'completed']);
+    expect(statuses[0]!.get('InstanceId')).toBeTruthy();
+  });
+
+  it('Gather collects DTMF from a sipp pcap and posts Digits to its action', async () => {
+    hooks.script(
+      '/gather',
+      xml(
+        '<Gather action="/gathered" timeout="5" finishOnKey="#"><Say>Please press one then pound</Say></Gather><Hangup/>',
+      ),
+    );
+    hooks.script('/gathered', xml('<Hangup/>'));
+    const n = await numberFor('/gather');
+    const r = await runSipp({
+      scenario: 'uac-call-dtmf-expect-bye.xml',
+      remote: target,
+      service: n.number,
+      extra: ['-mi', '127.0.0.2'],
+    });
+    expect(r.errors).toBe('');
+    const gathered = formsTo('/gathered');
+    expect(gathered).toHaveLength(1);
+    expect(gathered[0]!.get('Digits')).toBe('1');
+    expect(gathered[0]!.get('CallStatus')).toBe('in-progress');
+  });
+
+  it('Record creates a Recording whose .wav downloads', async () => {
+    hooks.script('/record', xml('<Record action="/recorded" maxLength="4" timeout="0" playBeep="false"/>'));
+    hooks.script('/recorded', xml('<Hangup/>'));
+    const n = await numberFor('/record');
+    const r = await runSipp({
+      scenario: 'uac-call-audio-expect-bye.xml',
+      remote: target,
+      service: n.number,
+      extra: ['-mi', '127.0.0.2'],
+    });
+    expect(r.errors).toBe('');
+    const [form] = formsTo('/recorded');
+    expect(form?.get('RecordingUrl')).toMatch(/\/Recordings\/RE[0-9a-f]{32}$/);
+    expect(Number(form?.get('RecordingDuration'))).toBeGreaterThanOrEqual(2);
+    const wav = await fetch(`${form!.get('RecordingUrl')}.wav`);
+    expect(wav.status).toBe(200);
+    const bytes = Buffer.from(await wav.arrayBuffer());
+    expect(bytes.subarray(0, 4).toString()).toBe('RIFF');
+    expect(bytes.length).toBeGreaterThan(8000 * 2 * 2);
+  });
+
+  it('Dial to a sipp UAS bridges the call and posts DialCallStatus to the action', async () => {
+    const uas = await startSipp({ scenario: 'uas-answer-then-bye.xml', localIp: '127.0.0.3' });
+    hooks.script(
+      '/dial',
+      xml(`<Dial action="/dialed" timeout="10"><Sip>sip:bob@127.0.0.3:${uas.localPort}</Sip></Dial>`),
+    );
+    hooks.script('/dialed', xml('<Hangup/>'));
+    const n = await numberFor('/dial');
+    const r = await runSipp({ scenario: 'uac-call-expect-bye.xml', remote: target, service: n.number });
+    expect(r.errors).toBe('');
+    expect((await uas.done).errors).toBe('');
+    const [form] = formsTo('/dialed');
+    expect(form?.get('DialCallStatus')).toBe('completed');
+    expect(form?.get('DialCallSid')).toMatch(/^CA/);
+    const child = await until(
+      async () =>
+        (
+          await ts.request('GET', `${API}/Accounts/${owner.sid}/Calls/${form!.get('DialCallSid')}.json`, {
+            auth: owner.creds,
+          })
+        ).json,
+      (c) => c.status === 'completed',
+    );
+    expect(child).toMatchObject({ direction: 'outbound-dial', parent_call_sid: form!.get('CallSid') });
+  });
+
+  it('Reject reason=busy → 486, and the call record says busy', async () => {
+    hooks.script('/busy', xml('<Reject reason="busy"/>'));
+    const n = await numberFor('/busy');
+    const r = await runSipp({ scenario: 'uac-call-expect-486.xml', remote: target, service: n.number });
+    expect(r.errors).toBe('');
+    expect(
+      await until(
+        () => lastCall(n.number),
+        (c) => c?.status === 'busy',
+      ),
+    ).toMatchObject({ status: 'busy' });
+  });
+
+  it('follows a Redirect chain', async () => {
+    hooks.script('/r1', xml('<Redirect>/r2</Redirect>'));
+    hooks.script('/r2', xml('<Redirect method="GET">/r3</Redirect>'));
+    hooks.script('/r3', xml('<Pause length="1"/><Hangup/>'));
+    const n = await numberFor('/r1');
+    const r = await runSipp({ scenario: 'uac-call-expect-bye.xml', remote: target, service: n.number });
+    expect(r.errors).toBe('');
+    expect(hooks.requestsTo('/r2')).toHaveLength(1);
+    expect(hooks.requestsTo('/r3').map((q) => q.method)).toEqual(['GET']);
+  });
+
+  it('uses the VoiceFallbackUrl when the primary fails, and writes a Notification', async () => {
+    hooks.script('/broken', { status: 500, body: 'oops' });
+    hooks.script('/fallback', xml('<Pause length="1"/><Hangup/>'));
+    const n = await numberFor('/broken', { VoiceFallbackUrl: `${hooks.origin}/fallback` });
+    const r = await runSipp({ scenario: 'uac-call-expect-bye.xml', remote: target, service: n.number });
+    expect(r.errors).toBe('');
+    expect(hooks.requestsTo('/fallback')).toHaveLength(1);
+    const notes = await until(
+      async () =>
+        (await ts.request('GET', `${API}/Accounts/${owner.sid}/Notifications.json`, { auth: owner.creds }))
+          .json.notifications as Array<{ request_url: string; error_code: string }>,
+      (l) => l.some((x) => x.request_url.endsWith('/broken')),
+    );
+    expect(notes.some((x) => x.request_url.endsWith('/broken'))).toBe(true);
+  });
+
+  it('an unknown number → 404; a number without a voice URL → 404 and Notification 11005', async () => {
+    const unknown = await runSipp({
+      scenario: 'uac-call-expect-404.xml',
+      remote: target,
+      service: '+15559999999',
+    });
+    expect(unknown.errors).toBe('');
+    const bare = await ts.request('POST', `${API}/Accounts/${owner.sid}/IncomingPhoneNumbers.json`, {
+      auth: owner.creds,
+      form: { PhoneNumber: '+15550209999' },
+    });
+    expect(bare.status).toBe(201);
+    const r = await runSipp({ scenario: 'uac-call-expect-404.xml', remote: target, service: '+15550209999' });
+    expect(r.errors).toBe('');
+    const notes = await until(
+      async () =>
+        (
+          await ts.request('GET', `${API}/Accounts/${owner.sid}/Notifications.json?ErrorCode=11005`, {
+            auth: owner.creds,
+          })
+        ).json.notifications as unknown[],
+      (l) => l.length > 0,
+    );
+    expect(notes.length).toBeGreaterThan(0);
+  });
+
+  it('a BYE while a Gather runs ends the call once (completed) and the action is never requested', async () => {
+    hooks.script(
+      '/slowgather',
+      xml('<Gather action="/never" timeout="10"><Say>Say something long</Say></Gather>'),
+    );
+    const n = await numberFor('/slowgather');
+    const r = await runSipp({
+      scenario: 'uac-call-hangup-during-gather.xml',
+      remote: target,
+      service: n.number,
+    });
+    expect(r.errors).toBe('');
+    expect(
+      await until(
+        () => lastCall(n.number),
+        (c) => c?.status === 'completed',
+      ),
+    ).toMatchObject({ status: 'completed' });
+    await new Promise((res) => setTimeout(res, 300));
+    expect(hooks.requestsTo('/never')).toHaveLength(0);
+  });
+});
