@@ -104,6 +104,7 @@ export class RuntimeCallControl implements CallControl, Dialer {
       }
       for (const l of legs) if (l !== winner) l.hangUp();
       this.media.bridge(request.endpointId, winner.sid);
+      this.runtime.setPeers(request.callSid, winner.sid);
       const limit =
         request.timeLimitSeconds > 0
           ? setTimeout(() => winner.hangUp(), request.timeLimitSeconds * 1000)
@@ -111,6 +112,7 @@ export class RuntimeCallControl implements CallControl, Dialer {
       const end = await winner.ended;
       if (limit) clearTimeout(limit);
       this.media.unbridge(request.endpointId, winner.sid);
+      this.runtime.setPeers(request.callSid, null);
       return { status: 'completed', dialCallSid: winner.sid, durationSeconds: end.durationSeconds };
     } finally {
       signal.removeEventListener('abort', endAll);

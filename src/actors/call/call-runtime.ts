@@ -93,6 +93,15 @@ interface Session {
   chain: Promise<unknown>;
   localSdp: string | null;
   interpreter: AnyActorRef | null;
+  /** Conference room the leg's endpoint is in (`AC…:name`), from the media engine. */
+  room: string | null;
+  muted: boolean;
+  /** Moved out of its `<Dial>` by MoveConnectedCallLeg: the parent's Dial no longer ends it. */
+  detached: boolean;
+  /** The parent/child leg it is bridged with by a `<Dial>`. */
+  peer: string | null;
+  /** StatusCallback given on modification: requested when the call ends. */
+  endCallback: { readonly url: string; readonly method: HttpMethod } | null;
   readonly answered: Deferred<boolean>;
   readonly confirmed: Deferred<boolean>;
   readonly ended: Deferred<CallEnd>;
@@ -233,8 +242,66 @@ export class CallRuntime {
       sid: record.sid,
       answered: session.answered.promise,
       ended: session.ended.promise,
-      hangUp: () => this.end(record.sid),
+      hangUp: () => {
+        if (!session.detached) this.end(record.sid);
+      },
     };
+  }
+
+  /** Records that two legs are bridged by a `<Dial>` (for MoveConnectedCallLeg). */
+  setPeers(a: string, b: string | null): void {
+    const sa = this.sessions.get(a);
+    if (sa) sa.peer = b;
+    if (b) {
+      const sb = this.sessions.get(b);
+      if (sb) sb.peer = a;
+    }
+  }
+
+  /** Live view used by the REST modification response. */
+  liveView(sid: string): { room: string | null; muted: boolean } | null {
+    const s = this.sessions.get(sid);
+    return s ? { room: s.room, muted: s.muted } : null;
+  }
+
+  /** Mutes or unmutes what the leg says (bridge and conference); false when not live. */
+  setMuted(sid: string, muted: boolean): boolean {
+    const s = this.sessions.get(sid);
+    if (!s) return false;
+    s.muted = muted;
+    this.deps.media.setMuted(sid, muted);
+    return true;
+  }
+
+  /** A StatusCallback requested when the call ends (modification parameter). */
+  setEndCallback(sid: string, url: string, method: HttpMethod): boolean {
+    const s = this.sessions.get(sid);
+    if (!s) return false;
+    s.endCallback = { url, method };
+    return true;
+  }
+
+  /**
+   * MoveConnectedCallLeg: redirects the call and the leg it is bridged with to the same markup;
+   * the bridge ends and each leg runs the new document on its own.
+   */
+  moveConnected(
+    sid: string,
+    to: { url: string; method: HttpMethod; fallbackUrl: string | null; fallbackMethod: HttpMethod },
+  ): boolean {
+    const s = this.sessions.get(sid);
+    if (!s) return false;
+    const peer = s.peer ? this.sessions.get(s.peer) : undefined;
+    if (peer) {
+      // The child of a Dial is detached so the parent's Dial ending does not hang it up.
+      const child = peer.record.parentCallSid === sid ? peer : s;
+      child.detached = true;
+      this.deps.media.unbridge(sid, peer.record.sid);
+      s.peer = null;
+      peer.peer = null;
+      this.redirect(peer.record.sid, to);
+    }
+    return this.redirect(sid, to);
   }
 
   /** Ends a live call whatever its state (Status=completed semantics); no-op when gone. */
@@ -529,6 +596,11 @@ export class CallRuntime {
       chain: Promise.resolve(),
       localSdp: null,
       interpreter: null,
+      room: null,
+      muted: false,
+      detached: false,
+      peer: null,
+      endCallback: null,
       answered: deferred(),
       confirmed: deferred(),
       ended: deferred(),
@@ -667,6 +739,11 @@ export class CallRuntime {
   }
 
   private onMediaEvent(e: MediaEvent): void {
+    if (e.type === 'media.conferenceJoined' || e.type === 'media.conferenceLeft') {
+      const s = this.sessions.get(e.endpointId);
+      if (s) s.room = e.type === 'media.conferenceJoined' ? e.room : null;
+      return;
+    }
     if (e.type !== 'media.endpointLost') return;
     const session = this.sessions.get(e.endpointId);
     if (!session) return;
@@ -791,8 +868,17 @@ export class CallRuntime {
     ]);
     session.log.info({ status, duration }, 'call ended');
     session.ended.resolve({ status, durationSeconds: duration, sipStatus });
+    const end = session.endCallback;
     await Promise.all([
       this.sendProgress(session, status, at, duration),
+      end
+        ? this.callback(
+            session,
+            end.url,
+            end.method,
+            progressParams(session.record, status, session.sequence++, at, duration),
+          )
+        : Promise.resolve(),
       status === CallStatus.Completed ? this.sendNumberStatus(session, 'completed') : Promise.resolve(),
     ]);
     this.sessions.delete(sid);

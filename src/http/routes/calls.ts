@@ -10,6 +10,7 @@ import type { CallRuntime, OutboundCallRequest } from '../../actors/call/call-ru
 import { parseProgressEvents } from '../../actors/call/status-callbacks.js';
 import { parseFilterDate } from '../../dates.js';
 import { AppError } from '../../errors.js';
+import { conferenceSid } from '../../ids.js';
 import { CALL_STATUSES, type CallStore, TERMINAL_CALL_STATUSES } from '../../store/call-store.js';
 import { accountOf, formatOf } from '../context.js';
 import { pageEnvelope, parsePage } from '../paging.js';
@@ -33,6 +34,22 @@ const MAX_TIMEOUT = 600;
 function runtimeOf(deps: CallRouteDeps): CallRuntime {
   if (!deps.callRuntime) throw new AppError('Unavailable', 'Calls are not available: SIP is disabled');
   return deps.callRuntime;
+}
+
+/**
+ * Members added to the call when Mute was given (spec §Calls: the response carries ConferenceSid,
+ * Muted, Hold, StartConferenceOnEnter, EndConferenceOnEnter; decisions.md).
+ */
+function modificationExtras(live: { room: string | null; muted: boolean } | null, accountSid: string) {
+  return {
+    ConferenceSid: live?.room
+      ? conferenceSid(live.room.startsWith(`${accountSid}:`) ? live.room : `${accountSid}:${live.room}`)
+      : null,
+    Muted: live?.muted ?? false,
+    Hold: false,
+    StartConferenceOnEnter: true,
+    EndConferenceOnEnter: false,
+  };
 }
 
 /** Validates `POST /Calls` (spec §Calls create parameters). */
@@ -155,15 +172,41 @@ export function callRoutes(routes: RouteTable, deps: CallRouteDeps): void {
       if (!call) throw new AppError('NotFound', `Call ${sid} not found`);
       const p = Params.body(res);
       const status = p.oneOf('Status', ['canceled', 'completed'] as const);
-      if (status === undefined)
-        throw new AppError('MissingParameter', 'Status (canceled or completed) is required');
+      const url = urlParam(p, 'Url') ?? undefined;
+      const mute = p.bool('Mute');
+      const statusCallback = urlParam(p, 'StatusCallback') ?? undefined;
+      const move = p.bool('MoveConnectedCallLeg') ?? false;
+      const target = url && {
+        url,
+        method: methodParam(p, 'Method') ?? 'POST',
+        fallbackUrl: urlParam(p, 'FallbackUrl') ?? null,
+        fallbackMethod: methodParam(p, 'FallbackMethod') ?? 'POST',
+      };
+      if (status === undefined && !target && mute === undefined && statusCallback === undefined)
+        throw new AppError('MissingParameter', 'One of Url, Status, Mute or StatusCallback is required');
+      if (move && !target) throw new AppError('MissingParameter', 'MoveConnectedCallLeg needs a Url');
       if (TERMINAL_CALL_STATUSES.includes(call.status))
         throw new AppError('Conflict', `Call ${sid} is not live (status ${call.status})`);
-      const outcome = runtimeOf(deps).modifyStatus(sid, status);
-      if (!outcome.live) throw new AppError('Conflict', `Call ${sid} is not live on this service`);
+      const runtime = runtimeOf(deps);
+      if (!runtime.liveView(sid)) throw new AppError('Conflict', `Call ${sid} is not live on this service`);
+      if (statusCallback)
+        runtime.setEndCallback(sid, statusCallback, methodParam(p, 'StatusCallbackMethod') ?? 'POST');
+      if (mute !== undefined) runtime.setMuted(sid, mute);
+      if (target) {
+        const ok = move ? runtime.moveConnected(sid, target) : runtime.redirect(sid, target);
+        if (!ok) throw new AppError('Conflict', `Call ${sid} cannot be redirected before it is answered`);
+      }
       // Status=canceled on an answered call has no effect (spec): the call is returned as it is.
+      if (status) runtime.modifyStatus(sid, status);
       const after = (await deps.calls.get(account.sid, sid)) ?? call;
-      send(res, formatOf(res), 'Call', callDto(after, formatOf(res)));
+      const live = runtime.liveView(sid);
+      const format = formatOf(res);
+      send(
+        res,
+        format,
+        'Call',
+        callDto(after, format, mute === undefined ? {} : modificationExtras(live, account.sid)),
+      );
     },
   });
 }

@@ -246,9 +246,10 @@ describe('inbound calls to a number', () => {
     );
     const n = await numberFor('/slowgather');
     const r = await runSipp({
-      scenario: 'uac-call-hangup-during-gather.xml',
+      scenario: 'uac-call-then-hangup.xml',
       remote: target,
       service: n.number,
+      extra: ['-d', '1500'],
     });
     expect(r.errors).toBe('');
     expect(

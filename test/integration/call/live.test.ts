@@ -1,0 +1,174 @@
+/**
+ * Live calls (issue 6 "Must show"): a REST redirect mid-call, a Dial Conference with three callers
+ * with Mute through the REST API, CANCEL while the markup is being fetched, and a BYE racing a REST
+ * hangup ending the call once (one record, one completed callback).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
+import { startSipp } from '../../support/sipp.js';
+import { startWebhookServer, type WebhookServer } from '../../support/webhook-server.js';
+
+let ts: TestServer;
+let hooks: WebhookServer;
+let owner: { sid: string; creds: Credentials };
+let target: string;
+let seq = 100;
+
+const xml = (body: string, delayMs = 0) => ({
+  status: 200,
+  headers: { 'Content-Type': 'text/xml' },
+  body: `<?xml version="1.0"?><Response>${body}</Response>`,
+  delayMs,
+});
+
+beforeAll(async () => {
+  ts = await startTestServer({ label: 'livecalls' });
+  hooks = await startWebhookServer();
+  hooks.script('/status', { status: 204 });
+  const r = await ts.request('POST', `${API}/Accounts.json`, {
+    auth: ts.admin,
+    form: { EmailAddress: 'live@example.test', Password: 'password-123', Role: 'Developer' },
+  });
+  owner = { sid: r.json.sid, creds: { user: r.json.sid, secret: r.json.auth_token } };
+  target = `127.0.0.1:${ts.server.sip!.stack.port}`;
+});
+afterAll(async () => {
+  await hooks?.close();
+  await ts?.dispose();
+});
+
+async function numberFor(path: string, extra: Record<string, string> = {}): Promise<string> {
+  const number = `+1555030${String(seq++).padStart(4, '0')}`;
+  const r = await ts.request('POST', `${API}/Accounts/${owner.sid}/IncomingPhoneNumbers.json`, {
+    auth: owner.creds,
+    form: { PhoneNumber: number, VoiceUrl: `${hooks.origin}${path}`, ...extra },
+  });
+  expect(r.status).toBe(201);
+  return number;
+}
+
+async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (ok(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const callsTo = async (to: string) =>
+  (
+    await ts.request('GET', `${API}/Accounts/${owner.sid}/Calls.json?To=${encodeURIComponent(to)}`, {
+      auth: owner.creds,
+    })
+  ).json.calls as Array<{ sid: string; status: string }>;
+
+const modify = (sid: string, form: Record<string, string>) =>
+  ts.request('POST', `${API}/Accounts/${owner.sid}/Calls/${sid}.json`, { auth: owner.creds, form });
+
+describe('live calls', () => {
+  it('a REST redirect replaces the running markup at once', async () => {
+    hooks.script('/hold', xml('<Pause length="20"/>'));
+    hooks.script('/redirected', xml('<Hangup/>'));
+    const number = await numberFor('/hold');
+    const caller = await startSipp({ scenario: 'uac-call-expect-bye.xml', remote: target, service: number });
+    const [call] = await until(
+      () => callsTo(number),
+      (l) => l[0]?.status === 'in-progress',
+    );
+    const r = await modify(call!.sid, { Url: `${hooks.origin}/redirected`, Method: 'POST' });
+    expect(r.status).toBe(200);
+    const result = await caller.done;
+    expect(result.errors).toBe('');
+    expect(hooks.requestsTo('/redirected')).toHaveLength(1);
+    expect(
+      await until(
+        async () => (await callsTo(number))[0]?.status,
+        (s) => s === 'completed',
+      ),
+    ).toBe('completed');
+  });
+
+  it('three callers in one conference; Mute through the API reports the conference', async () => {
+    hooks.script('/conf', xml('<Dial><Conference beep="false">standup</Conference></Dial>'));
+    const number = await numberFor('/conf');
+    const callers = [];
+    for (let i = 0; i < 3; i++)
+      callers.push(
+        await startSipp({
+          scenario: 'uac-call-then-hangup.xml',
+          remote: target,
+          service: number,
+          extra: ['-d', '4000'],
+        }),
+      );
+    const live = await until(
+      () => callsTo(number),
+      (l) => l.filter((c) => c.status === 'in-progress').length === 3,
+    );
+    expect(live.filter((c) => c.status === 'in-progress')).toHaveLength(3);
+    // Let the last one reach the mixer.
+    await new Promise((r) => setTimeout(r, 300));
+    const muted = await modify(live[0]!.sid, { Mute: 'true' });
+    expect(muted.status).toBe(200);
+    expect(muted.json).toMatchObject({ muted: true, hold: false });
+    expect(muted.json.conference_sid).toMatch(/^CF[0-9a-f]{32}$/);
+    const other = await modify(live[1]!.sid, { Mute: 'false' });
+    expect(other.json.conference_sid).toBe(muted.json.conference_sid);
+    for (const c of callers) expect((await c.done).errors).toBe('');
+  });
+
+  it('CANCEL while the markup is being fetched: canceled, nothing answered', async () => {
+    hooks.script('/slow', xml('<Say>too late</Say>', 1500));
+    const number = await numberFor('/slow');
+    const caller = await startSipp({
+      scenario: 'uac-cancel-expect-487.xml',
+      remote: target,
+      service: number,
+    });
+    const result = await caller.done;
+    expect(result.errors).toBe('');
+    expect(
+      await until(
+        async () => (await callsTo(number))[0]?.status,
+        (s) => s === 'canceled',
+      ),
+    ).toBe('canceled');
+  });
+
+  it('a BYE and a REST hangup together: one terminal status, one completed callback', async () => {
+    hooks.script('/hold2', xml('<Pause length="20"/>'));
+    const number = await numberFor('/hold2', { StatusCallback: `${hooks.origin}/status` });
+    const caller = await startSipp({
+      scenario: 'uac-call-then-hangup.xml',
+      remote: target,
+      service: number,
+      extra: ['-d', '1000'],
+    });
+    const [call] = await until(
+      () => callsTo(number),
+      (l) => l[0]?.status === 'in-progress',
+    );
+    // Fire REST hangups around the moment the caller's BYE leaves (1 s after its ACK).
+    await new Promise((r) => setTimeout(r, 850));
+    const shots = [];
+    for (let i = 0; i < 10; i++) {
+      shots.push(modify(call!.sid, { Status: 'completed' }));
+      await new Promise((r) => setTimeout(r, 40));
+    }
+    const statuses = (await Promise.all(shots)).map((r) => r.status);
+    expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
+    await caller.done;
+    await until(
+      async () => (await callsTo(number))[0]?.status,
+      (s) => s === 'completed',
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    const completed = hooks
+      .requestsTo('/status')
+      .map((q) => new URLSearchParams(q.rawBody.toString()))
+      .filter((f) => f.get('CallSid') === call!.sid && f.get('CallStatus') === 'completed');
+    expect(completed).toHaveLength(1);
+    expect(await callsTo(number)).toHaveLength(1);
+  });
+});
