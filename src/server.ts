@@ -235,7 +235,10 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
           const account = await accounts.get(accountSid);
           const org = account ? await accounts.getOrganization(account.organizationSid) : null;
           if (!org) return [];
-          return (await sipService.registrar.locate(login, org.domainName)).map((b) => b.contact);
+          return (await sipService.registrar.locate(login, org.domainName)).map((b) => ({
+            contact: b.contact,
+            flow: b.flow,
+          }));
         },
         routeInbound: (invite) =>
           routeInbound(invite, {

@@ -27,6 +27,7 @@ import type { NotifyInput } from '../../notifications/notifier.js';
 import type { MultiProviderConfig } from '../../profiles/multi-provider.js';
 import type { InboundInvite, SipEvent, SipPort } from '../../sip/port.js';
 import { NoRouteError, parseCallTarget, planOutgoingRequest, TargetError } from '../../sip/routing-policy.js';
+import type { Flow } from '../../sip/transport.js';
 import { type CallDirection, type CallRecord, CallStatus, type CallStore } from '../../store/call-store.js';
 import type { IncomingNumber } from '../../store/number-store.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
@@ -134,8 +135,11 @@ export interface CallRuntimeDeps {
   /** The account's AuthToken (signs its webhooks). */
   readonly authTokenOf: (accountSid: string) => Promise<string | null>;
   readonly multiProviderOf: (accountSid: string) => Promise<MultiProviderConfig | null>;
-  /** Registered contacts of a client of the account's organization (location lookup). */
-  readonly locateClient: (accountSid: string, login: string) => Promise<string[]>;
+  /** Registered contacts of a client of the account's organization (location lookup), newest first. */
+  readonly locateClient: (
+    accountSid: string,
+    login: string,
+  ) => Promise<Array<{ readonly contact: string; readonly flow: Flow }>>;
   readonly routeInbound: (invite: InboundInvite) => Promise<InboundRoute>;
   /** Starts the markup interpreter of a leg (the composition root owns the machine). */
   readonly startInterpreter: (input: InterpreterInput) => AnyActorRef;
@@ -789,8 +793,8 @@ export class CallRuntime {
     };
     try {
       const target = parseCallTarget(record.to);
-      const [multiProvider, clientContacts, sdp] = await Promise.all([
-        target.kind === 'number' ? this.deps.multiProviderOf(record.accountSid) : Promise.resolve(null),
+      const [multiProvider, bindings, sdp] = await Promise.all([
+        target.kind !== 'client' ? this.deps.multiProviderOf(record.accountSid) : Promise.resolve(null),
         target.kind === 'client'
           ? this.deps.locateClient(record.accountSid, target.name)
           : Promise.resolve([]),
@@ -799,7 +803,7 @@ export class CallRuntime {
       session.localSdp = sdp;
       const plan = planOutgoingRequest({
         target,
-        clientContacts,
+        clientContacts: bindings.map((b) => b.contact),
         multiProvider,
         ...(this.deps.defaultProxy ? { defaultProxy: this.deps.defaultProxy } : {}),
       });
@@ -813,6 +817,8 @@ export class CallRuntime {
         route: plan.route,
         headers: plan.headers,
         ...(credentials ? { credentials } : {}),
+        // A client registered over TCP or WS is reached over its own connection.
+        ...(bindings[0] && bindings[0].flow.protocol !== 'UDP' ? { flow: bindings[0].flow } : {}),
         sdp,
       });
       const at = Date.now();
