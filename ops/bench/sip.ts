@@ -8,17 +8,18 @@
  * Rates are sipp's achieved ones (successful calls / elapsed), not `-r`.
  * Usage: npm run bench:sip [-- --users 10000 --step 8 --rates 250,500,750,1000,1250,1500,2000]
  */
-import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { newSid, SidPrefix } from '../../src/ids.js';
 import { digestHa1 } from '../../src/sip/digest.js';
 import { PgClientStore } from '../../src/store/postgres/client-repository.js';
 import { openDb, sql } from '../../src/store/postgres/db.js';
 import { createNamespace } from '../../test/support/namespace.js';
 import { freePort } from '../../test/support/sipp.js';
+import { cpuSeconds, PEER_IP, percentile, ROOT, SERVER_IP, sipp, startServer } from './support.js';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,109 +28,6 @@ const arg = (name: string, fallback: string) => {
 const USERS = Number(arg('users', '10000'));
 const STEP_SECONDS = Number(arg('step', '8'));
 const RATES = arg('rates', '250,500,750,1000,1250,1500,2000,2500').split(',').map(Number);
-const ROOT = resolve(import.meta.dirname, '../..');
-const SERVER_IP = '127.0.0.1';
-const PEER_IP = '127.0.0.2';
-
-/** CPU seconds (user + system) of a process so far, from /proc. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-interface SippRun {
-  successful: number;
-  failed: number;
-  elapsed: number;
-  rtts: number[];
-}
-
-/** Runs sipp in a scratch directory with -trace_stat/-trace_rtt and reads its figures back. */
-async function sipp(args: string[], scenario: string | null): Promise<SippRun> {
-  const dir = mkdtempSync(join(tmpdir(), 'benchsip-'));
-  try {
-    const full = [...args, '-nostdin', '-trace_stat', '-fd', '1', '-trace_rtt', '-rtt_freq', '1'];
-    if (scenario) {
-      copyFileSync(join(ROOT, 'ops/sipp', scenario), join(dir, scenario));
-      full.push('-sf', scenario);
-    }
-    const child = spawn('sipp', full, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const [code] = (await once(child, 'close')) as [number];
-    const files = readdirSync(dir);
-    const stat = files.find((f) => f.endsWith('_.csv'));
-    if (!stat) throw new Error(`sipp wrote no statistics (exit ${code}): ${stderr.slice(0, 500)}`);
-    const lines = readFileSync(join(dir, stat), 'utf8').trim().split('\n');
-    const head = lines[0]!.split(';');
-    const last = lines[lines.length - 1]!.split(';');
-    const col = (name: string) => last[head.indexOf(name)] ?? '';
-    const [h, m, s] = col('ElapsedTime(C)').split(':').map(Number);
-    const rttFile = files.find((f) => f.endsWith('_rtt.csv'));
-    const rtts = rttFile
-      ? readFileSync(join(dir, rttFile), 'utf8')
-          .trim()
-          .split('\n')
-          .slice(1)
-          .map((l) => Number(l.split(';')[1]))
-          .filter((v) => Number.isFinite(v))
-          .sort((a, b) => a - b)
-      : [];
-    return {
-      successful: Number(col('SuccessfulCall(C)')),
-      failed: Number(col('FailedCall(C)')),
-      elapsed: (h ?? 0) * 3600 + (m ?? 0) * 60 + (s ?? 0),
-      rtts,
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-async function startServer(
-  ns: Awaited<ReturnType<typeof createNamespace>>,
-  sipPort: number,
-): Promise<ChildProcess> {
-  const httpPort = await freePort(SERVER_IP);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      HTTP_PORT: String(httpPort),
-      HTTP_HOST: SERVER_IP,
-      SIP_HOST: SERVER_IP,
-      SIP_PORT: String(sipPort),
-      SIP_TCP: 'false',
-      DATABASE_URL: ns.databaseUrl,
-      REDIS_PREFIX: ns.redisPrefix,
-      ADMIN_EMAIL: 'bench@example.test',
-      ADMIN_PASSWORD: 'bench-password',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const auth = `Basic ${Buffer.from('bench@example.test:bench-password').toString('base64')}`;
-  for (let i = 0; i < 150; i++) {
-    await new Promise((r) => setTimeout(r, 200));
-    try {
-      const r = await fetch(`http://${SERVER_IP}:${httpPort}/2012-04-24/Accounts/bench%40example.test.json`, {
-        headers: { authorization: auth },
-      });
-      if (r.ok) return child;
-    } catch {
-      // not listening yet
-    }
-  }
-  child.kill('SIGTERM');
-  throw new Error('server did not start');
-}
 
 /** 10,000 enabled clients of the Super Admin's account in the default organization, straight into Postgres. */
 async function provisionClients(databaseUrl: string, dir: string): Promise<string> {
@@ -182,7 +80,7 @@ async function provisionClients(databaseUrl: string, dir: string): Promise<strin
 async function registrations(): Promise<void> {
   const ns = await createNamespace('benchsip');
   const sipPort = await freePort(SERVER_IP);
-  const server = await startServer(ns, sipPort);
+  const { child: server } = await startServer(ns, sipPort, { SIP_TCP: 'false' });
   const dir = mkdtempSync(join(tmpdir(), 'benchsip-users-'));
   try {
     const csv = await provisionClients(ns.databaseUrl, dir);

@@ -1,0 +1,181 @@
+/**
+ * bench:calls — calls end to end under sipp load (issue 6 benchmark); server in its own process
+ * (real Redis, Postgres and media engine), the markup server in this process.
+ *   A. Inbound call, markup `<Pause length="2"/><Hangup/>`: achieved calls/s (sipp's successful
+ *      calls / elapsed, not `-r`), failures, INVITE→200 p50/p95 (= webhook overhead: the stub answers
+ *      at once). Target ≥ 150 calls/s for 60 s with 0 failures; overhead p95 < 30 ms.
+ *   B. `<Dial>` to a sipp UAS, callers hold 30 s: 50 calls/s → 1,500 live dialogs; failures and
+ *      post-dial delay (caller's INVITE → 200) p95. Target 0 failures, p95 < 200 ms.
+ *   C. Held calls (`<Pause length="600"/>`): N concurrent calls, main-process RSS per live call.
+ *      Target 2,400 calls at < 40 kB per call.
+ * Usage: npm run bench:calls [-- --rate 150 --duration 60 --dial-rate 50 --dial-seconds 30 --held 2400]
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createNamespace } from '../../test/support/namespace.js';
+import { freePort } from '../../test/support/sipp.js';
+import { ADMIN, cpuSeconds, PEER_IP, percentile, rssBytes, SERVER_IP, sipp, startServer } from './support.js';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? fallback : Number(process.argv[i + 1]);
+};
+const RATE = arg('rate', 150);
+const DURATION = arg('duration', 60);
+const DIAL_RATE = arg('dial-rate', 50);
+const DIAL_SECONDS = arg('dial-seconds', 30);
+const HELD = arg('held', 2400);
+const UAS_IP = '127.0.0.3';
+
+/** The customer's markup server: one document per path, answered at once. */
+async function markupServer(documents: Record<string, string>) {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const doc = documents[(req.url ?? '').split('?')[0] ?? ''];
+      res.writeHead(doc ? 200 : 404, { 'content-type': 'text/xml' });
+      res.end(doc ? `<?xml version="1.0"?><Response>${doc}</Response>` : '');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+async function api(httpPort: number, path: string, form: Record<string, string> | null) {
+  const r = await fetch(`http://${SERVER_IP}:${httpPort}/2012-04-24${path}`, {
+    method: form ? 'POST' : 'GET',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${encodeURIComponent(ADMIN.email)}:${ADMIN.password}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+  });
+  if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+  return (await r.json()) as Record<string, string>;
+}
+
+async function main() {
+  console.log(`bench:calls — node ${process.version}`);
+  const ns = await createNamespace('benchcalls');
+  const sipPort = await freePort(SERVER_IP);
+  const uasPort = await freePort(UAS_IP);
+  const markup = await markupServer({
+    '/pause': '<Pause length="2"/><Hangup/>',
+    '/dial': `<Dial timeout="10"><Sip>sip:uas@${UAS_IP}:${uasPort}</Sip></Dial>`,
+    '/hold': '<Pause length="600"/>',
+  });
+  const { child: server, httpPort } = await startServer(ns, sipPort, {
+    SIP_TCP: 'false',
+    ACCOUNT_CPS: '10000',
+    ACCOUNT_MAX_CONCURRENT_CALLS: '100000',
+  });
+  const pid = server.pid!;
+  const uas = spawn(
+    'sipp',
+    ['-sn', 'uas', '-i', UAS_IP, '-p', String(uasPort), '-t', 'u1', '-nostdin', '-timeout', '900s'],
+    { stdio: 'ignore' },
+  );
+  try {
+    const me = await api(httpPort, '/Accounts/bench%40example.test.json', null);
+    const numbers = { pause: '+15558000001', dial: '+15558000002', hold: '+15558000003' };
+    for (const [path, number] of Object.entries(numbers))
+      await api(httpPort, `/Accounts/${me.sid}/IncomingPhoneNumbers.json`, {
+        PhoneNumber: number,
+        VoiceUrl: `${markup.origin}/${path}`,
+      });
+    const target = `${SERVER_IP}:${sipPort}`;
+    const base = ['-i', PEER_IP, '-t', 'u1', '-timeout', `${DURATION + 120}s`, '-max_recv_loops', '5000'];
+
+    // A. Pause 2 s + Hangup.
+    const cpu0 = cpuSeconds(pid);
+    const a = await sipp(
+      [
+        target,
+        ...base,
+        '-p',
+        String(await freePort(PEER_IP)),
+        '-s',
+        numbers.pause,
+        '-r',
+        String(RATE),
+        '-m',
+        String(RATE * DURATION),
+      ],
+      'uac-call-timed-expect-bye.xml',
+    );
+    const cpuA = cpuSeconds(pid) - cpu0;
+    console.log(
+      `A. <Pause 2/><Hangup/> at ${RATE}/s for ${DURATION} s: achieved ${(a.successful / Math.max(1, a.elapsed - 2)).toFixed(0)}/s, ` +
+        `${a.successful} ok, ${a.failed} failed; INVITE→200 p50 ${percentile(a.rtts, 50)} ms, p95 ${percentile(a.rtts, 95)} ms ` +
+        `(= webhook overhead, the stub answers at once); server CPU ${((cpuA * 1000) / Math.max(1, a.successful)).toFixed(2)} ms/call`,
+    );
+
+    // B. Dial to a sipp UAS, callers hold DIAL_SECONDS.
+    const b = await sipp(
+      [
+        target,
+        ...base,
+        '-p',
+        String(await freePort(PEER_IP)),
+        '-s',
+        numbers.dial,
+        '-r',
+        String(DIAL_RATE),
+        '-m',
+        String(DIAL_RATE * DIAL_SECONDS),
+        '-d',
+        String(DIAL_SECONDS * 1000),
+      ],
+      'uac-call-timed-then-hangup.xml',
+    );
+    console.log(
+      `B. <Dial> to a sipp UAS, ${DIAL_RATE}/s, ${DIAL_SECONDS} s hold (≈${DIAL_RATE * DIAL_SECONDS} live dialogs): ` +
+        `${b.successful} ok, ${b.failed} failed; post-dial delay p50 ${percentile(b.rtts, 50)} ms, p95 ${percentile(b.rtts, 95)} ms`,
+    );
+
+    // C. Held calls: RSS per live call at the peak.
+    await new Promise((r) => setTimeout(r, 3000));
+    const rss0 = rssBytes(pid);
+    const holdRate = 200;
+    const holdMs = Math.ceil(HELD / holdRate) * 1000 + 8000;
+    const c = sipp(
+      [
+        target,
+        ...base,
+        '-p',
+        String(await freePort(PEER_IP)),
+        '-s',
+        numbers.hold,
+        '-r',
+        String(holdRate),
+        '-m',
+        String(HELD),
+        '-d',
+        String(holdMs),
+      ],
+      'uac-call-timed-then-hangup.xml',
+    );
+    await new Promise((r) => setTimeout(r, holdMs - 3000));
+    const rssPeak = rssBytes(pid);
+    const cr = await c;
+    const perCall = (rssPeak - rss0) / Math.max(1, HELD);
+    console.log(
+      `C. ${HELD} held calls: ${cr.successful} ok, ${cr.failed} failed; main-process RSS ${(rss0 / 2 ** 20).toFixed(0)} → ` +
+        `${(rssPeak / 2 ** 20).toFixed(0)} MiB, ${(perCall / 1024).toFixed(1)} kB per live call (target < 40 kB)`,
+    );
+  } finally {
+    if (uas.exitCode === null && uas.pid) process.kill(uas.pid, 'SIGTERM');
+    server.kill('SIGTERM');
+    await once(server, 'exit');
+    markup.server.close();
+    await ns.dispose();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,124 @@
+/**
+ * Shared pieces of the SIP benchmarks: the server in its own process (real Redis and Postgres, a
+ * fresh namespace), sipp runs with -trace_stat/-trace_rtt read back, process CPU from /proc.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { createNamespace } from '../../test/support/namespace.js';
+import { freePort } from '../../test/support/sipp.js';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const SERVER_IP = '127.0.0.1';
+export const PEER_IP = '127.0.0.2';
+export const ADMIN = { email: 'bench@example.test', password: 'bench-password' };
+
+/** Resident set size of a process, bytes, from /proc. */
+export function rssBytes(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+/** CPU seconds (user + system) of a process so far, from /proc. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export interface SippRun {
+  successful: number;
+  failed: number;
+  elapsed: number;
+  rtts: number[];
+}
+
+/** Runs sipp in a scratch directory with -trace_stat/-trace_rtt and reads its figures back. */
+export async function sipp(args: string[], scenario: string | null): Promise<SippRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'benchsip-'));
+  try {
+    const full = [...args, '-nostdin', '-trace_stat', '-fd', '1', '-trace_rtt', '-rtt_freq', '1'];
+    if (scenario) {
+      copyFileSync(join(ROOT, 'ops/sipp', scenario), join(dir, scenario));
+      full.push('-sf', scenario);
+    }
+    const child = spawn('sipp', full, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const [code] = (await once(child, 'close')) as [number];
+    const files = readdirSync(dir);
+    const stat = files.find((f) => f.endsWith('_.csv'));
+    if (!stat) throw new Error(`sipp wrote no statistics (exit ${code}): ${stderr.slice(0, 500)}`);
+    const lines = readFileSync(join(dir, stat), 'utf8').trim().split('\n');
+    const head = lines[0]!.split(';');
+    const last = lines[lines.length - 1]!.split(';');
+    const col = (name: string) => last[head.indexOf(name)] ?? '';
+    const [h, m, s] = col('ElapsedTime(C)').split(':').map(Number);
+    const rttFile = files.find((f) => f.endsWith('_rtt.csv'));
+    const rtts = rttFile
+      ? readFileSync(join(dir, rttFile), 'utf8')
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((l) => Number(l.split(';')[1]))
+          .filter((v) => Number.isFinite(v))
+          .sort((a, b) => a - b)
+      : [];
+    return {
+      successful: Number(col('SuccessfulCall(C)')),
+      failed: Number(col('FailedCall(C)')),
+      elapsed: (h ?? 0) * 3600 + (m ?? 0) * 60 + (s ?? 0),
+      rtts,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Starts `src/main.ts` on a fresh namespace with SIP on SERVER_IP:sipPort; resolves once it answers. */
+export async function startServer(
+  ns: Awaited<ReturnType<typeof createNamespace>>,
+  sipPort: number,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; httpPort: number }> {
+  const httpPort = await freePort(SERVER_IP);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      HTTP_PORT: String(httpPort),
+      HTTP_HOST: SERVER_IP,
+      SIP_HOST: SERVER_IP,
+      SIP_PORT: String(sipPort),
+      DATABASE_URL: ns.databaseUrl,
+      REDIS_PREFIX: ns.redisPrefix,
+      ADMIN_EMAIL: 'bench@example.test',
+      ADMIN_PASSWORD: 'bench-password',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const auth = `Basic ${Buffer.from('bench@example.test:bench-password').toString('base64')}`;
+  for (let i = 0; i < 150; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    try {
+      const r = await fetch(`http://${SERVER_IP}:${httpPort}/2012-04-24/Accounts/bench%40example.test.json`, {
+        headers: { authorization: auth },
+      });
+      if (r.ok) return { child, httpPort };
+    } catch {
+      // not listening yet
+    }
+  }
+  child.kill('SIGTERM');
+  throw new Error('server did not start');
+}
