@@ -6,7 +6,10 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AccountService } from './actors/account/account-service.js';
+// --- Messaging (issue 7) ---
+import { SmsService } from './actors/sms/sms-service.js';
 import type { Config } from './config.js';
+import { EmailService } from './email/email-service.js';
 import { type App, createApp } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
 import { Notifier } from './notifications/notifier.js';
@@ -15,6 +18,8 @@ import { ProfileResolver } from './profiles/resolution.js';
 import { RecordingService } from './recordings/recording-service.js';
 import { LocalRecordingStorage } from './recordings/storage.js';
 import { SipService } from './sip/service.js';
+import { SmppCarrierLink } from './smpp/link.js';
+import { parseSmppUrls } from './smpp/url.js';
 import type { ApplicationStore } from './store/application-store.js';
 import type { CallStore } from './store/call-store.js';
 import type { ClientStore } from './store/client-store.js';
@@ -30,12 +35,16 @@ import { PgNotificationStore } from './store/postgres/notification-repository.js
 import { PgNumberStore } from './store/postgres/number-repository.js';
 import { PgProfileStore } from './store/postgres/profile-repository.js';
 import { PgRecordingStore } from './store/postgres/recording-repository.js';
+import { PgSmsStore } from './store/postgres/sms-repository.js';
 import { RedisAccountBus } from './store/redis/account-bus.js';
 import { connectRedis, connectSubscriber, type Redis } from './store/redis/client.js';
 import { RedisGatewayBus } from './store/redis/gateway-bus.js';
 import { redisKeys } from './store/redis/keys.js';
 import { RedisRegistrationStore } from './store/redis/registration-store.js';
 import { RedisSnapshotStore } from './store/redis/snapshot-store.js';
+import type { SmsStore } from './store/sms-store.js';
+import { WebhookClient } from './webhooks/index.js';
+// --- end messaging ---
 
 export interface RunningServer {
   readonly config: Config;
@@ -58,6 +67,13 @@ export interface RunningServer {
   readonly profiles: ProfileResolver;
   /** The SIP service (registrar, call legs), or null with SIP_ENABLED=false. */
   readonly sip: SipService | null;
+  // --- Messaging (issue 7) ---
+  readonly sms: SmsService;
+  readonly smsStore: SmsStore;
+  readonly email: EmailService;
+  /** The SMPP carrier link, or null without SMPP_URL. */
+  readonly smppLink: SmppCarrierLink | null;
+  // --- end messaging ---
   /** Super Admin bootstrap outcome (a generated password is present only on first start without ADMIN_PASSWORD). */
   readonly bootstrap: { adminSid: string; generatedPassword?: string | undefined };
   close(): Promise<void>;
@@ -153,6 +169,59 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       clients.moveToOrganization(accountSid, organizationSid),
     );
 
+    // --- Messaging (issue 7): webhook client, email, SMS service on the SMPP carrier link ---
+    const webhooks = new WebhookClient({
+      ...config.webhooks,
+      logger: logger.child({ component: 'webhooks' }),
+      onFailure: (n) =>
+        void notifier.notify({
+          accountSid: n.accountSid,
+          callSid: n.context.callSid ?? null,
+          errorCode: n.errorCode,
+          log: n.log,
+          messageText: n.messageText,
+          requestUrl: n.requestUrl,
+          requestMethod: n.requestMethod,
+          requestVariables: n.requestVariables,
+          responseHeaders: n.responseHeaders,
+          responseBody: n.responseBody,
+        }),
+    });
+    closers.push(() => webhooks.close());
+    const email = new EmailService(config.smtp, logger.child({ component: 'email' }));
+    closers.push(() => email.close());
+    const smsStore = new PgSmsStore(db);
+    const smppLink = config.smpp.urls.length
+      ? new SmppCarrierLink(parseSmppUrls(config.smpp.urls), { logger: logger.child({ component: 'smpp' }) })
+      : null;
+    const sms = new SmsService({
+      store: smsStore,
+      link: smppLink,
+      // SIP seam: the SIP core sets a ClientMessenger here (see docs/sms.md "SIP seams").
+      clientMessenger: null,
+      numbers,
+      applications,
+      clients,
+      extensions: profiles,
+      accounts,
+      webhooks,
+      notifier,
+      sendEmail: (e) =>
+        email.send({
+          from: e.from ?? config.smtp.from ?? `no-reply@${config.organization.defaultDomain}`,
+          to: e.to,
+          cc: e.cc,
+          bcc: e.bcc,
+          subject: e.subject,
+          body: e.body,
+          type: e.type,
+          accountSid: e.account.sid,
+        }),
+      logger: logger.child({ component: 'sms' }),
+      node: config.instanceId,
+    });
+    // --- end messaging ---
+
     const app = createApp({
       logger: logger.child({ component: 'http' }),
       publicUrl,
@@ -172,9 +241,18 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       profiles,
       profileBodyLimit: config.http.profileBodyLimit,
       effectiveProfileSid: (account) => profileResolver.effectiveProfileSid(account),
+      sms,
+      smsStore,
+      email,
     });
     server.on('request', app.express);
     logger.info({ url, publicUrl }, 'switchboard listening');
+
+    // --- Messaging (issue 7): bind the SMSCs, resume pending messages; closed before the HTTP server ---
+    closers.push(() => sms.close());
+    smppLink?.start();
+    await sms.start();
+    // --- end messaging ---
 
     let sip: SipService | null = null;
     if (config.sip.enabled) {
@@ -208,6 +286,10 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       recordings: recordingService,
       profiles: profileResolver,
       sip,
+      sms,
+      smsStore,
+      email,
+      smppLink,
       bootstrap: { adminSid: boot.admin.sid, generatedPassword: boot.generatedPassword },
       close: async () => {
         if (closed) return;
