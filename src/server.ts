@@ -202,7 +202,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       numbers,
       applications,
       clients,
-      extensions: profiles,
+      multiProvider: profileResolver,
       accounts,
       webhooks,
       notifier,

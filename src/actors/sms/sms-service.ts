@@ -15,7 +15,7 @@ import { newSid, SidPrefix } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import type { Notifier } from '../../notifications/notifier.js';
 import { isE164 } from '../../numbers/e164.js';
-import { MULTI_PROVIDER } from '../../profiles/resolution.js';
+import type { MultiProviderConfig } from '../../profiles/multi-provider.js';
 import { CommandStatus, isSmppError, SmsErrorMessage } from '../../smpp/errors.js';
 import type { CarrierLink, SmppDeliverSmEvent, SmppEvent, SmppReceiptEvent } from '../../smpp/port.js';
 import { normaliseMessageId } from '../../smpp/receipt.js';
@@ -23,7 +23,6 @@ import { type Account, AccountStatus } from '../../store/account-store.js';
 import type { ApplicationStore } from '../../store/application-store.js';
 import type { ClientStore } from '../../store/client-store.js';
 import type { NumberStore } from '../../store/number-store.js';
-import type { ProfileStore } from '../../store/profile-store.js';
 import {
   type SmsChannel,
   SmsDirection,
@@ -71,7 +70,8 @@ export interface SmsServiceDeps {
   readonly numbers: Pick<NumberStore, 'findByNumber'>;
   readonly applications: Pick<ApplicationStore, 'get'>;
   readonly clients: Pick<ClientStore, 'list'>;
-  readonly extensions: Pick<ProfileStore, 'extensionOf'>;
+  /** The account's effective multi-provider configuration (extension, else profile): `ProfileResolver`. */
+  readonly multiProvider: { effectiveMultiProvider(accountSid: string): Promise<MultiProviderConfig | null> };
   readonly accounts: { get(sid: string): Promise<Account | null> };
   readonly webhooks: Pick<WebhookClient, 'request'>;
   readonly notifier: Pick<Notifier, 'notify'>;
@@ -316,8 +316,8 @@ export class SmsService {
   async #destinationNetworkId(accountSid: string): Promise<string | null> {
     const hit = this.#extensionCache.get(accountSid);
     if (hit && Date.now() - hit.at < this.#t.EXTENSION_CACHE_MS) return hit.id;
-    const ext = await this.#deps.extensions.extensionOf(accountSid, MULTI_PROVIDER);
-    const raw = ext?.enabled ? ext.configurationData['outbound-sms']?.[0]?.destination_network_id : undefined;
+    const cfg = await this.#deps.multiProvider.effectiveMultiProvider(accountSid);
+    const raw = cfg?.['outbound-sms']?.[0]?.destination_network_id;
     const id = raw === undefined ? null : String(raw);
     this.#extensionCache.set(accountSid, { at: Date.now(), id });
     return id;
