@@ -88,7 +88,8 @@ describe('SMSC faults', () => {
     expect(world.smsc.binds).toBeGreaterThan(bindsBefore);
     const perDest = new Map<string, number>();
     for (const p of world.smsc.submits().filter((x) => String(x.destination_addr).startsWith('1555302'))) {
-      perDest.set(p.destination_addr, (perDest.get(p.destination_addr) ?? 0) + 1);
+      const dest = String(p.destination_addr);
+      perDest.set(dest, (perDest.get(dest) ?? 0) + 1);
     }
     expect(perDest.size).toBe(40);
     const resent = [...perDest.values()].filter((c) => c === 2).length;

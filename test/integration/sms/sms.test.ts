@@ -180,7 +180,7 @@ describe('send', () => {
     expect(parts).toHaveLength(Math.ceil(body.length / 67));
     for (const p of parts) {
       expect(p.data_coding).toBe(8);
-      expect(p.esm_class & 0x40).toBe(0x40);
+      expect((p.esm_class ?? 0) & 0x40).toBe(0x40);
     }
     // Reassembled from the parts: UDH (6 octets) then UTF-16BE text.
     const text = parts
