@@ -22,7 +22,7 @@ import { normaliseMessageId } from '../../smpp/receipt.js';
 import { type Account, AccountStatus } from '../../store/account-store.js';
 import type { ApplicationStore } from '../../store/application-store.js';
 import type { ClientStore } from '../../store/client-store.js';
-import type { NumberStore } from '../../store/number-store.js';
+import type { IncomingNumber, NumberStore } from '../../store/number-store.js';
 import {
   type SmsChannel,
   SmsDirection,
@@ -57,6 +57,8 @@ export const SmsTimers = {
   EARLY_RECEIPT_LOOKUP_MS: 1_500,
   /** Multi-provider configuration is cached this long per account. */
   EXTENSION_CACHE_MS: 2_000,
+  /** A sender number's owner and capability are cached this long. */
+  NUMBER_CACHE_MS: 2_000,
 } as const;
 
 const EARLY_RECEIPTS_MAX = 10_000;
@@ -121,6 +123,7 @@ export class SmsService {
   readonly #callbacks = new Map<string, Promise<unknown>>();
   readonly #evictTimers = new Map<string, NodeJS.Timeout>();
   readonly #extensionCache = new Map<string, { at: number; id: string | null }>();
+  readonly #numberCache = new Map<string, { at: number; number: IncomingNumber | null }>();
   /** Sids resumed from `sending`: the carrier may already have them, so they are flagged possible duplicates. */
   readonly #resumedSending = new Set<string>();
   readonly #machine;
@@ -303,7 +306,7 @@ export class SmsService {
   }
 
   async #checkFrom(account: Account, from: string): Promise<string> {
-    const number = isE164(from) ? await this.#deps.numbers.findByNumber(from) : null;
+    const number = isE164(from) ? await this.#numberOf(from) : null;
     if (!number || number.accountSid !== account.sid || !number.smsCapable) {
       throw new AppError(
         'SmsFromNotOwned',
@@ -311,6 +314,16 @@ export class SmsService {
       );
     }
     return number.phoneNumber;
+  }
+
+  /** Sender numbers are looked up on every send: cached briefly (a release shows within NUMBER_CACHE_MS). */
+  async #numberOf(e164: string): Promise<IncomingNumber | null> {
+    const hit = this.#numberCache.get(e164);
+    if (hit && Date.now() - hit.at < this.#t.NUMBER_CACHE_MS) return hit.number;
+    const number = await this.#deps.numbers.findByNumber(e164);
+    if (this.#numberCache.size >= 10_000) this.#numberCache.clear();
+    this.#numberCache.set(e164, { at: Date.now(), number });
+    return number;
   }
 
   async #destinationNetworkId(accountSid: string): Promise<string | null> {

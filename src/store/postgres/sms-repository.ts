@@ -1,12 +1,5 @@
 /** Postgres implementation of the SmsStore port (migration 0010_sms_email.sql). */
-import {
-  type SmsFilter,
-  type SmsMessage,
-  type SmsSort,
-  SmsStatus,
-  type SmsStore,
-  type SmsTransition,
-} from '../sms-store.js';
+import type { SmsFilter, SmsMessage, SmsSort, SmsStore, SmsTransition } from '../sms-store.js';
 import { type Db, sql } from './db.js';
 import { orderBy } from './sql-helpers.js';
 
@@ -48,19 +41,80 @@ const SORT_COLUMNS: Record<SmsSort, string> = {
 /** LIKE pattern for a substring match: the user's %, _ and \ are literal. */
 const contains = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/**
+ * Group commit: requests that arrive while a batch is being written wait and go together in the
+ * next one (at most `inFlight` batches at a time, each of at most `max` items). An idle store
+ * writes at once; a busy one makes fewer, larger writes instead of queueing on the pool.
+ */
+export class GroupCommit<T, R> {
+  #pending: Array<{ item: T; resolve: (r: R) => void; reject: (e: unknown) => void }> = [];
+  #running = 0;
+
+  constructor(
+    private readonly write: (items: T[]) => Promise<R[]>,
+    private readonly inFlight = 2,
+    private readonly max = 500,
+  ) {}
+
+  add(item: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.#pending.push({ item, resolve, reject });
+      this.#pump();
+    });
+  }
+
+  #pump(): void {
+    while (this.#running < this.inFlight && this.#pending.length > 0) {
+      const batch = this.#pending.splice(0, this.max);
+      this.#running++;
+      this.write(batch.map((b) => b.item))
+        .then(
+          (results) => batch.forEach((b, i) => b.resolve(results[i] as R)),
+          (err) => {
+            for (const b of batch) b.reject(err);
+          },
+        )
+        .finally(() => {
+          this.#running--;
+          this.#pump();
+        });
+    }
+  }
+}
+
 export class PgSmsStore implements SmsStore {
+  readonly #inserts = new GroupCommit<
+    { m: SmsMessage; claim?: { node: string; until: Date } | undefined },
+    undefined
+  >((b) => this.#insertBatch(b));
+  readonly #transitions = new GroupCommit<SmsTransition, SmsMessage | null>((b) => this.#transitionBatch(b));
+
   constructor(private readonly db: Db) {}
 
-  async insert(m: SmsMessage, claim?: { readonly node: string; readonly until: Date }): Promise<void> {
+  insert(m: SmsMessage, claim?: { readonly node: string; readonly until: Date }): Promise<void> {
+    return this.#inserts.add({ m, claim }).then(() => undefined);
+  }
+
+  /** One multi-row INSERT for every message accepted while the previous batch was being written. */
+  async #insertBatch(
+    batch: ReadonlyArray<{ m: SmsMessage; claim?: { node: string; until: Date } | undefined }>,
+  ) {
+    const rows = batch.map(
+      ({
+        m,
+        claim,
+      }) => sql`(${m.sid}, ${m.accountSid}, ${m.from}, ${m.to}, ${m.body}, ${m.status}, ${m.direction},
+        ${m.channel}, ${m.price}, ${m.priceUnit}, ${m.apiVersion}, ${m.errorCode}, ${m.errorMessage},
+        ${m.statusCallback}, ${m.destinationNetworkId}, ${m.segments}, ${m.possibleDuplicate}, ${claim?.node ?? null},
+        ${claim?.until ?? null}, ${m.dateSent}, ${m.dateCreated}, ${m.dateUpdated})`,
+    );
     await this.db.query(sql`
       INSERT INTO sms_messages (sid, account_sid, from_address, to_address, body, status, direction, channel,
         price, price_unit, api_version, error_code, error_message, status_callback, destination_network_id,
         segments, possible_duplicate, claimed_by, claimed_until, date_sent, date_created, date_updated)
-      VALUES (${m.sid}, ${m.accountSid}, ${m.from}, ${m.to}, ${m.body}, ${m.status}, ${m.direction}, ${m.channel},
-        ${m.price}, ${m.priceUnit}, ${m.apiVersion}, ${m.errorCode}, ${m.errorMessage}, ${m.statusCallback},
-        ${m.destinationNetworkId}, ${m.segments}, ${m.possibleDuplicate}, ${claim?.node ?? null},
-        ${claim?.until ?? null}, ${m.dateSent}, ${m.dateCreated}, ${m.dateUpdated})
+      VALUES ${sql.join(rows, sql`, `)}
       ON CONFLICT (sid) DO NOTHING`);
+    return batch.map(() => undefined);
   }
 
   async get(accountSid: string, sid: string): Promise<SmsMessage | null> {
@@ -95,34 +149,62 @@ export class PgSmsStore implements SmsStore {
     return { total: (count?.n as number) ?? 0, items: rows.map(toMessage) };
   }
 
-  async transition(t: SmsTransition): Promise<SmsMessage | null> {
-    const sets = [sql`status = ${t.to}`, sql`date_updated = now()`];
-    if (t.errorCode !== undefined) sets.push(sql`error_code = ${t.errorCode}`);
-    if (t.errorMessage !== undefined) sets.push(sql`error_message = ${t.errorMessage}`);
-    if (t.possibleDuplicate) sets.push(sql`possible_duplicate = true`);
-    if (t.dateSent !== undefined) sets.push(sql`date_sent = ${t.dateSent}`);
-    if (t.providerIds !== undefined) sets.push(sql`segments = ${t.providerIds.length}`);
-    // A final status ends the resume lease: nobody needs to pick the message up again.
-    if (t.to !== SmsStatus.Queued && t.to !== SmsStatus.Sending) {
-      sets.push(sql`claimed_by = NULL`, sql`claimed_until = NULL`);
+  transition(t: SmsTransition): Promise<SmsMessage | null> {
+    return this.#transitions.add(t);
+  }
+
+  /**
+   * Every status change requested while the previous batch was being written, in one statement:
+   * each row changes only when its stored status is one of its `from` statuses, and the provider
+   * ids of rows that changed are inserted in the same statement.
+   */
+  async #transitionBatch(batch: readonly SmsTransition[]): Promise<Array<SmsMessage | null>> {
+    const values = batch.map(
+      (
+        t,
+      ) => sql`(${t.sid}::text, ${t.to}::text, ${[...t.from]}::text[], ${t.errorCode !== undefined}::boolean,
+        ${t.errorCode ?? null}::integer, ${t.errorMessage ?? null}::text, ${t.possibleDuplicate === true}::boolean,
+        ${t.dateSent ?? null}::timestamptz, ${t.providerIds?.length ?? null}::integer)`,
+    );
+    const ids: string[] = [];
+    const idSids: string[] = [];
+    const segs: number[] = [];
+    for (const t of batch) {
+      (t.providerIds ?? []).forEach((id, i) => {
+        ids.push(id);
+        idSids.push(t.sid);
+        segs.push(i);
+      });
     }
-    const update = sql`UPDATE sms_messages SET ${sql.join(sets, sql`, `)}
-      WHERE sid = ${t.sid} AND status = ANY(${[...t.from]}::text[]) RETURNING *`;
-    const ids = t.providerIds ?? [];
-    if (ids.length === 0) {
-      const [row] = await this.db.query(update);
-      return row ? toMessage(row) : null;
-    }
-    // One round trip: the status change and the segment ids, or neither.
-    const [row] = await this.db.query(sql`
-      WITH u AS (${update}),
+    const rows = await this.db.query(sql`
+      WITH v (sid, next, from_list, set_error, error_code, error_message, dup, date_sent, segments) AS (
+        VALUES ${sql.join(values, sql`, `)}
+      ),
+      u AS (
+        UPDATE sms_messages m SET
+          status = v.next,
+          error_code = CASE WHEN v.set_error THEN v.error_code ELSE m.error_code END,
+          error_message = CASE WHEN v.set_error THEN v.error_message ELSE m.error_message END,
+          possible_duplicate = m.possible_duplicate OR v.dup,
+          date_sent = COALESCE(v.date_sent, m.date_sent),
+          segments = COALESCE(v.segments, m.segments),
+          -- A status other than queued/sending ends the resume lease: nobody needs to pick it up again.
+          claimed_by = CASE WHEN v.next IN ('queued', 'sending') THEN m.claimed_by END,
+          claimed_until = CASE WHEN v.next IN ('queued', 'sending') THEN m.claimed_until END,
+          date_updated = now()
+        FROM v
+        WHERE m.sid = v.sid AND m.status = ANY(v.from_list)
+        RETURNING m.*
+      ),
       ids AS (
         INSERT INTO sms_provider_ids (provider_id, sms_sid, segment)
-        SELECT p.id, u.sid, p.n - 1 FROM u, unnest(${[...ids]}::text[]) WITH ORDINALITY AS p(id, n)
+        SELECT p.id, p.sid, p.seg FROM unnest(${ids}::text[], ${idSids}::text[], ${segs}::int[]) AS p(id, sid, seg)
+        JOIN u ON u.sid = p.sid
         ON CONFLICT (provider_id) DO UPDATE SET sms_sid = EXCLUDED.sms_sid, segment = EXCLUDED.segment
       )
       SELECT * FROM u`);
-    return row ? toMessage(row) : null;
+    const bySid = new Map(rows.map((r) => [r.sid as string, toMessage(r)]));
+    return batch.map((t) => bySid.get(t.sid) ?? null);
   }
 
   async findByProviderId(providerId: string) {
