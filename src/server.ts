@@ -192,7 +192,12 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     closers.push(() => email.close());
     const smsStore = new PgSmsStore(db);
     const smppLink = config.smpp.urls.length
-      ? new SmppCarrierLink(parseSmppUrls(config.smpp.urls), { logger: logger.child({ component: 'smpp' }) })
+      ? new SmppCarrierLink(parseSmppUrls(config.smpp.urls), {
+          logger: logger.child({ component: 'smpp' }),
+          // A receipt for an id this process never submitted (sent before a restart) is handed to the
+          // SMS service after 5 s (not the link's 120 s default); the service finds it in Postgres.
+          earlyReceiptTtlMs: 5_000,
+        })
       : null;
     const sms = new SmsService({
       store: smsStore,

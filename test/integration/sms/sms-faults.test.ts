@@ -162,4 +162,115 @@ describe('SMSC faults', () => {
     const perDest = world.smsc.submits().filter((p) => String(p.destination_addr).startsWith('155530400'));
     expect(perDest).toHaveLength(5);
   });
+
+  it('receipts arriving after a restart find their message in the store: delivered, one callback each', async () => {
+    w = await startSmsWorld({ label: 'smslatedlr' });
+    const world = w;
+    world.hooks.script('/status', { status: 204 });
+    world.smsc.behaviour.receiptDelayMs = 1500;
+    const sids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await world.ts.request('POST', `${world.base}.json`, {
+        auth: world.owner.creds,
+        form: {
+          From: world.number,
+          To: `+155530500${i}`,
+          Body: `late ${i}`,
+          StatusCallback: `${world.hooks.origin}/status`,
+        },
+      });
+      sids.push(r.json.sid);
+    }
+    const statusOf = (s: string) => world.ts.server.smsStore.getAnyAccount(s).then((m) => m?.status);
+    await waitFor(
+      async () => (await Promise.all(sids.map(statusOf))).every((s) => s === SmsStatus.Sent),
+      5000,
+      'sent',
+    );
+    await world.ts.stop(); // receipts are due while the server is down; the SMSC keeps them
+    const probe = await startTestServer({
+      ns: world.ts.ns,
+      env: { SMPP_URL: smppUrl(world.smsc.port), NUMBER_POOL: '+14155550100-+14155550199' },
+    });
+    try {
+      await waitFor(
+        async () => {
+          const ms = await Promise.all(sids.map((s) => probe.server.smsStore.getAnyAccount(s)));
+          return ms.every((m) => m?.status === SmsStatus.Delivered);
+        },
+        15_000,
+        'delivered after restart',
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      for (const sid of sids) {
+        const events = world.hooks
+          .requestsTo('/status')
+          .map((r) => new URLSearchParams(r.rawBody.toString()))
+          .filter((f) => f.get('MessageSid') === sid)
+          .map((f) => f.get('MessageStatus'));
+        expect(events).toEqual(['sent', 'delivered']);
+      }
+    } finally {
+      await probe.stop();
+    }
+  });
+
+  it('pending messages are claimed by one node at a time (resume leases)', async () => {
+    w = await startSmsWorld({ label: 'smsclaims' });
+    const store = w.ts.server.smsStore;
+    const now = new Date();
+    const sids = [0, 1, 2].map((i) => `SM${'0'.repeat(31)}${i}`);
+    for (const sid of sids) {
+      await store.insert(
+        {
+          sid,
+          accountSid: w.owner.sid,
+          from: w.number,
+          to: '+15553060000',
+          body: 'pending',
+          status: SmsStatus.Queued,
+          direction: 'outbound-api',
+          channel: 'smpp',
+          price: null,
+          priceUnit: 'USD',
+          apiVersion: '2012-04-24',
+          errorCode: null,
+          errorMessage: null,
+          statusCallback: null,
+          destinationNetworkId: null,
+          segments: 0,
+          possibleDuplicate: false,
+          dateSent: null,
+          dateCreated: now,
+          dateUpdated: now,
+        },
+        { node: 'node-a', until: new Date(now.getTime() + 60_000) },
+      );
+    }
+    expect((await store.claimPending('node-b', 60_000, 100)).map((m) => m.sid)).toEqual([]);
+    expect((await store.claimPending('node-a', 60_000, 100)).map((m) => m.sid).sort()).toEqual(sids);
+    await store.releaseClaims('node-a');
+    const [a, b] = await Promise.all([
+      store.claimPending('node-b', 60_000, 100),
+      store.claimPending('node-c', 60_000, 100),
+    ]);
+    expect(a.length + b.length).toBe(3);
+    expect(new Set([...a, ...b].map((m) => m.sid)).size).toBe(3);
+    // A status change is applied once: the second identical transition finds nothing to change.
+    const first = await store.transition({
+      sid: sids[0]!,
+      from: ['queued', 'sending'],
+      to: 'sent',
+      providerIds: ['x1'],
+    });
+    const again = await store.transition({
+      sid: sids[0]!,
+      from: ['queued', 'sending'],
+      to: 'sent',
+      providerIds: ['x1'],
+    });
+    expect(first?.status).toBe('sent');
+    expect(again).toBeNull();
+    expect((await store.findByProviderId('x1'))?.message.sid).toBe(sids[0]);
+  });
 });
