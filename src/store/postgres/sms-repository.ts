@@ -69,7 +69,11 @@ export class GroupCommit<T, R> {
       this.#running++;
       this.write(batch.map((b) => b.item))
         .then(
-          (results) => batch.forEach((b, i) => b.resolve(results[i] as R)),
+          (results) => {
+            batch.forEach((b, i) => {
+              b.resolve(results[i] as R);
+            });
+          },
           (err) => {
             for (const b of batch) b.reject(err);
           },
