@@ -9,7 +9,7 @@
  *           │                ├─ a segment UNDELIV/EXPIRED ─▶ undelivered
  *           │                ├─ a segment REJECTD/DELETED… ─▶ failed
  *           │                └─ SIP MESSAGE (client) ──────▶ sentToClient (no receipts follow)
- *           ├─ error, requeue (link closing) ─▶ queued (stays pending in the store)
+ *           ├─ error, requeue (link closing) ─▶ queued (recorded; resumed on the next start)
  *           └─ error ─▶ failed
  *
  * Every status change is emitted once as `sms.status` with the statuses it may come from; the
@@ -44,9 +44,19 @@ const outcomesOf = (c: SmsContext): SegmentOutcome[] =>
 const status = (type: 'emitStatus', from: readonly SmsStatus[], to: SmsStatus) =>
   ({ type, params: { from, to } }) as const;
 
-/** Shared by both ways of sending: a closing link requeues, anything else fails the message. */
+/**
+ * Shared by both ways of sending: a closing link requeues (recorded as queued, so the next start
+ * resumes it without flagging a possible duplicate), anything else fails the message.
+ */
 const ON_SEND_ERROR = [
-  { guard: 'isRequeue', target: '#sms.queued' },
+  {
+    guard: 'isRequeue',
+    target: '#sms.queued',
+    actions: [
+      status('emitStatus', [S.Sending], S.Queued),
+      { type: 'recordRecorded', params: { status: S.Queued } },
+    ],
+  },
   {
     target: '#sms.failed',
     actions: ['recordSendError', status('emitStatus', [S.Queued, S.Sending], S.Failed)],

@@ -111,7 +111,7 @@ describe('sms machine', () => {
     expect(u.emitted.at(-1)).toMatchObject({ to: 'failed', from: ['sent'], errorCode: 30007 });
   });
 
-  it('a rejected submit → failed (no delivery event follows); a closing link → queued, nothing emitted', async () => {
+  it('a rejected submit → failed (no delivery event follows); a closing link → queued, recorded', async () => {
     const t = start();
     t.submit.reject(failure(30005));
     await tick();
@@ -124,7 +124,9 @@ describe('sms machine', () => {
     u.submit.reject(failure(null, true));
     await tick();
     expect(u.status()).toBe('queued');
-    expect(u.emitted).toEqual([]);
+    expect(u.emitted).toEqual([
+      expect.objectContaining({ from: ['sending'], to: 'queued', errorCode: null }),
+    ]);
   });
 
   it('queued (no bound SMSC) → link.up → sending, recorded once', async () => {
