@@ -11,6 +11,7 @@ import type { Logger } from '../logger.js';
 /** Spec §Limits: Subject up to 160 characters. */
 export const SUBJECT_MAX = 160;
 
+/** One email to send (spec §Email parameters). */
 export interface EmailMessage {
   readonly from: string;
   /** One or more addresses, comma-separated. */
@@ -25,12 +26,14 @@ export interface EmailMessage {
   readonly accountSid?: string;
 }
 
+/** Outcome of a sent email. */
 export interface EmailSent {
   readonly dateSent: Date;
   /** The Message-ID header the transport assigned. */
   readonly messageId: string;
 }
 
+/** `SMTP_URL` / `SMTP_FROM` (config.smtp). */
 export interface EmailSettings {
   readonly url: string | null;
   /** Default From for `<Email>` without a `from` attribute (`SMTP_FROM`). */

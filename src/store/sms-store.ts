@@ -34,6 +34,7 @@ export type SmsDirection = (typeof SmsDirection)[keyof typeof SmsDirection];
 /** How a message travels: SMPP to a carrier, or SIP MESSAGE to a registered client. */
 export type SmsChannel = 'smpp' | 'sip';
 
+/** An SMS message record (spec §SMS message) plus what sending needs (channel, callback, network id). */
 export interface SmsMessage {
   readonly sid: string;
   readonly accountSid: string;
@@ -62,8 +63,10 @@ export interface SmsMessage {
 
 /** List sort attributes (spec §SMS list `SortBy`). */
 export const SMS_SORT = ['DateCreated', 'From', 'To', 'Direction', 'Status', 'Body', 'Price'] as const;
+/** One of SMS_SORT. */
 export type SmsSort = (typeof SMS_SORT)[number];
 
+/** List filters (spec §SMS list query parameters). */
 export interface SmsFilter {
   readonly accountSid: string;
   readonly to?: string | undefined;
@@ -87,6 +90,10 @@ export interface SmsTransition {
   readonly dateSent?: Date;
 }
 
+/**
+ * The SMS store port. Callers serialise `transition` calls of one message (the SMS service keeps a
+ * chain per sid); different messages may be written concurrently.
+ */
 export interface SmsStore {
   /** `claim`: the node that sends it holds the resume lease until then (see claimPending). */
   insert(m: SmsMessage, claim?: { readonly node: string; readonly until: Date }): Promise<void>;

@@ -37,6 +37,7 @@ import { smsMachine, statusOf } from './sms.machine.js';
 import type { SendFailure, SendInput, SendOutput, SmsInput, SmsStatusChanged } from './sms.types.js';
 import { runSmsMarkup, type SmsMarkupDeps } from './sms-markup.js';
 
+/** A live SMS actor (one per message). */
 export type SmsActor = Actor<typeof smsMachine>;
 
 /** Spec §SMS: Body limit (Twilio's 1,600 characters = 10 concatenated segments). */
@@ -63,6 +64,7 @@ export const SmsTimers = {
 
 const EARLY_RECEIPTS_MAX = 10_000;
 
+/** What the SMS service needs: ports and adapters only (composed in src/server.ts). */
 export interface SmsServiceDeps {
   readonly store: SmsStore;
   /** The carrier link, or null when no SMSC is configured (SMPP_URL unset). */
@@ -110,6 +112,10 @@ export function toE164(address: string): string {
 /** SMPP addresses carry no '+' (TON/NPI say international). */
 const toSmpp = (address: string) => (address.startsWith('+') ? address.slice(1) : address);
 
+/**
+ * The messaging runtime of one node: `send` (API and markup), `receiveMo` (SMPP), `receiveSipMessage`
+ * (SIP seam), `start` (subscribe + resume), `close` (graceful). See docs/sms.md.
+ */
 export class SmsService {
   readonly #deps: SmsServiceDeps;
   readonly #t: Record<keyof typeof SmsTimers, number>;

@@ -63,6 +63,7 @@ const ON_SEND_ERROR = [
   },
 ] as const;
 
+/** The SMS message machine (state table in the file header; spec §SMS status). */
 export const smsMachine = setup({
   types: {
     context: {} as SmsContext,
@@ -249,6 +250,7 @@ function sendInput(c: SmsContext): SendInput {
   };
 }
 
+/** Snapshot of an SMS actor. */
 export type SmsSnapshot = SnapshotFrom<typeof smsMachine>;
 
 const TAG_ORDER: readonly SmsStatus[] = [

@@ -8,6 +8,7 @@ import type { SmsChannel, SmsDirection, SmsStatus } from '../../store/sms-store.
 /** Outcome of one segment's delivery receipt (SMPP receipt `stat`, see docs/smpp.md). */
 export type SegmentOutcome = 'delivered' | 'undelivered' | 'failed';
 
+/** Machine context: plain data only. */
 export interface SmsContext {
   readonly sid: string;
   readonly accountSid: string;
@@ -26,6 +27,7 @@ export interface SmsContext {
   readonly errorCode: number | null;
 }
 
+/** How an actor is started: from a new, resumed or restored record. */
 export interface SmsInput {
   readonly sid: string;
   readonly accountSid: string;
@@ -69,6 +71,7 @@ export interface SendFailure {
   readonly errorMessage: string | null;
 }
 
+/** Input of `submitSms` / `deliverToClient`. */
 export interface SendInput {
   readonly sid: string;
   readonly accountSid: string;
@@ -93,4 +96,5 @@ export interface SmsStatusChanged {
   readonly at: number;
 }
 
+/** Everything the SMS actor emits. */
 export type SmsEmitted = SmsStatusChanged;

@@ -13,6 +13,7 @@ import type { RouteTable } from '../router.js';
 import { emailDto } from '../serializers/sms.js';
 import { API_ROOT } from '../uris.js';
 
+/** Dependencies of the Email route. */
 export interface EmailRouteDeps {
   readonly email: EmailService;
 }
@@ -34,6 +35,7 @@ export function addressListParam(p: Params, name: string, required: boolean): st
   return parts.join(', ');
 }
 
+/** Registers `POST /Email/Messages`. */
 export function emailRoutes(routes: RouteTable, deps: EmailRouteDeps): void {
   routes.resource(`${API_ROOT}/Accounts/:accountSid/Email/Messages`, {
     POST: async (_req, res) => {

@@ -19,12 +19,14 @@ import { API_ROOT } from '../uris.js';
 import { urlParam } from '../validate.js';
 import { dateRange } from './notifications.js';
 
+/** Dependencies of the SMS routes. */
 export interface SmsRouteDeps {
   readonly sms: SmsService;
   readonly smsStore: SmsStore;
   readonly publicUrl: string;
 }
 
+/** Registers `/SMS/Messages` and `/SMS/Messages/{MessageSid}`. */
 export function smsRoutes(routes: RouteTable, deps: SmsRouteDeps): void {
   const base = `${API_ROOT}/Accounts/:accountSid/SMS/Messages`;
   const mayReadText = (res: Response) => callerOf(res).role !== Role.ProvisioningAgent;

@@ -39,6 +39,7 @@ export interface EmailMessageView {
   readonly subject: string;
 }
 
+/** The Email message representation. */
 export function emailDto(e: EmailMessageView): Dto {
   return {
     DateSent: rfc2822(e.dateSent),

@@ -86,6 +86,7 @@ export class GroupCommit<T, R> {
   }
 }
 
+/** Postgres SmsStore: inserts and transitions are group-committed (see GroupCommit). */
 export class PgSmsStore implements SmsStore {
   readonly #inserts = new GroupCommit<
     { m: SmsMessage; claim?: { node: string; until: Date } | undefined },
