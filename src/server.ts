@@ -202,7 +202,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     const sms = new SmsService({
       store: smsStore,
       link: smppLink,
-      // SIP seam: the SIP core sets a ClientMessenger here (see docs/sms.md "SIP seams").
+      // SIP seam: the SIP core calls sms.useClientMessenger(...) once it runs (docs/sms.md "SIP seams").
       clientMessenger: null,
       numbers,
       applications,

@@ -134,6 +134,7 @@ export class SmsService {
   readonly #resumedSending = new Set<string>();
   readonly #machine;
   #unsubscribe: (() => void) | null = null;
+  #clientMessenger: ClientMessenger | null;
   #sweep: NodeJS.Timeout | null = null;
   #closing: Promise<void> | null = null;
 
@@ -141,6 +142,7 @@ export class SmsService {
     this.#deps = deps;
     this.#t = { ...SmsTimers, ...deps.timers };
     this.#log = deps.logger;
+    this.#clientMessenger = deps.clientMessenger ?? null;
     this.#machine = smsMachine.provide({
       actors: {
         submitSms: fromPromise<SendOutput, SendInput>(({ input }) => this.#submit(input)),
@@ -161,6 +163,14 @@ export class SmsService {
       this.#resumePending().catch((err) => this.#log.error({ err }, 'SMS resume sweep failed'));
     }, this.#t.RESUME_INTERVAL_MS);
     this.#sweep.unref();
+  }
+
+  /**
+   * SIP seam: the SIP core sets how `client:` recipients are reached (it starts after this service).
+   * Until then such messages fail with 30003.
+   */
+  useClientMessenger(messenger: ClientMessenger | null): void {
+    this.#clientMessenger = messenger;
   }
 
   /** Live actors (tests, metrics). */
@@ -481,7 +491,7 @@ export class SmsService {
   }
 
   async #deliverToClient(input: SendInput, signal: AbortSignal): Promise<SendOutput> {
-    const messenger = this.#deps.clientMessenger;
+    const messenger = this.#clientMessenger;
     if (!messenger) throw failure(false, 30003);
     const r = await messenger.deliver(
       {

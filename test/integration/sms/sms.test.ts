@@ -5,6 +5,7 @@
  * SMS URL, long UCS-2 split and reassembled, list filters and every SortBy, bad input.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClientDelivery } from '../../../src/actors/sms/client-messenger.js';
 import { encodeMessage } from '../../../src/smpp/encoding.js';
 import { verifyTwilioSignature } from '../../../src/webhooks/index.js';
 import { API, type Credentials } from '../../support/server.js';
@@ -196,6 +197,93 @@ describe('send', () => {
       .join('');
     expect(text).toBe(body);
     w.smsc.behaviour.receiptDelayMs = null;
+  });
+});
+
+describe('client: recipients and SIP MESSAGE (SIP seams with a fake messenger)', () => {
+  it('client:<login> goes out through the ClientMessenger; no status callback; failures → 30003', async () => {
+    const made = await w.ts.request('POST', `${API}/Accounts/${w.owner.sid}/Clients.json`, {
+      auth: w.owner.creds,
+      form: { Login: 'alice', Password: 'alice-password-1' },
+    });
+    expect(made.status, made.text).toBe(201);
+    const deliveries: ClientDelivery[] = [];
+    w.ts.server.sms.useClientMessenger({
+      deliver: async (d) => {
+        deliveries.push(d);
+        return d.body === 'unreachable'
+          ? { status: 480, reason: 'Temporarily Unavailable' }
+          : { status: 200, reason: 'OK' };
+      },
+    });
+    const cb = `${w.hooks.origin}/status`;
+    const r = await post({ From: w.number, To: 'client:alice', Body: 'to the app', StatusCallback: cb });
+    expect(r.status, r.text).toBe(201);
+    expect(r.json.to).toBe('client:alice');
+    await waitFor(
+      async () => (await get(`${w.base}/${r.json.sid}.json`)).json.status === 'sent',
+      5000,
+      'sent to client',
+    );
+    expect(deliveries[0]).toMatchObject({
+      login: 'alice',
+      body: 'to the app',
+      from: w.number,
+      accountSid: w.owner.sid,
+    });
+    const bad = await post({ From: w.number, To: 'client:alice', Body: 'unreachable' });
+    await waitFor(
+      async () => (await get(`${w.base}/${bad.json.sid}.json`)).json.status === 'failed',
+      5000,
+      'failed',
+    );
+    expect((await get(`${w.base}/${bad.json.sid}.json`)).json.error_code).toBe('30003');
+    await new Promise((r2) => setTimeout(r2, 200));
+    const callbacks = w.hooks
+      .requestsTo('/status')
+      .filter((x) => formOf(x.rawBody).MessageSid === r.json.sid);
+    expect(callbacks).toHaveLength(0);
+    expect(submitsTo('client:alice')).toHaveLength(0);
+
+    // Inbound SIP MESSAGE: client-to-client is relayed; to a number it runs the number's SMS markup.
+    expect(
+      await w.ts.server.sms.receiveSipMessage({
+        from: 'client:bob',
+        to: 'alice',
+        body: 'hi alice',
+        client: { accountSid: w.owner.sid, login: 'bob' },
+      }),
+    ).toBe(202);
+    await waitFor(() => deliveries.some((d) => d.body === 'hi alice'), 5000, 'relayed');
+    expect(deliveries.find((d) => d.body === 'hi alice')).toMatchObject({
+      from: 'client:bob',
+      login: 'alice',
+    });
+    expect(
+      await w.ts.server.sms.receiveSipMessage({
+        from: 'client:bob',
+        to: 'nobody',
+        body: 'x',
+        client: { accountSid: w.owner.sid, login: 'bob' },
+      }),
+    ).toBe(404);
+    w.hooks.script('/sms', { body: '<Response><Sms>pong</Sms></Response>' });
+    expect(
+      await w.ts.server.sms.receiveSipMessage({
+        from: 'sip:+15557650001@carrier.test',
+        to: '+14155550100',
+        body: 'ping',
+      }),
+    ).toBe(202);
+    await waitFor(
+      () => w.hooks.requestsTo('/sms').some((x) => formOf(x.rawBody).Body === 'ping'),
+      5000,
+      'SmsUrl fetched',
+    );
+    expect(
+      await w.ts.server.sms.receiveSipMessage({ from: 'x', to: '+19999999999', body: 'nobody home' }),
+    ).toBe(404);
+    w.ts.server.sms.useClientMessenger(null);
   });
 });
 
