@@ -23,6 +23,9 @@ export const FINAL_SMS_STATUSES: ReadonlySet<SmsStatus> = new Set([
   SmsStatus.Received,
 ]);
 
+/** Final outcome of one segment's delivery receipt. */
+export type SegmentOutcome = 'delivered' | 'undelivered' | 'failed';
+
 /** Wire values of `direction` (spec §SMS message). */
 export const SmsDirection = {
   Incoming: 'incoming',
@@ -106,8 +109,17 @@ export interface SmsStore {
   ): Promise<{ total: number; items: SmsMessage[] }>;
   /** Returns the updated message, or null when the stored status was not in `from` (nothing changed). */
   transition(t: SmsTransition): Promise<SmsMessage | null>;
-  /** The outbound message one of whose segments got this (normalised) provider id, with all its ids. */
-  findByProviderId(providerId: string): Promise<{ message: SmsMessage; providerIds: string[] } | null>;
+  /**
+   * The outbound message one of whose segments got this (normalised) provider id, with all its ids
+   * and the receipt outcomes recorded so far.
+   */
+  findByProviderId(providerId: string): Promise<{
+    message: SmsMessage;
+    providerIds: string[];
+    outcomes: Record<string, SegmentOutcome>;
+  } | null>;
+  /** Records one segment's final receipt outcome (multi-part messages). */
+  recordSegmentOutcome(providerId: string, outcome: SegmentOutcome): Promise<void>;
   /**
    * Claims up to `limit` pending outbound messages (queued or sending) whose lease is free or expired,
    * for `node` until now + `leaseMs`: a message is resumed by one node at a time.

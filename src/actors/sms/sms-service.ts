@@ -533,7 +533,8 @@ export class SmsService {
     const id = normaliseMessageId(e.messageId);
     const sid = this.#byProviderId.get(id);
     const actor = sid ? this.#actors.get(sid) : undefined;
-    if (actor) {
+    if (actor && sid) {
+      this.#recordSegment(actor, sid, id, e);
       actor.send({ type: 'smpp.receipt', messageId: id, outcome: e.outcome, errorCode: e.errorCode });
       return;
     }
@@ -552,6 +553,14 @@ export class SmsService {
     this.#early.set(id, { event: e, timer });
   }
 
+  /** Multi-part messages: each segment's outcome is recorded, so a restart between receipts loses none. */
+  #recordSegment(actor: SmsActor, sid: string, id: string, e: SmppReceiptEvent): void {
+    const { providerIds, outcomes } = actor.getSnapshot().context;
+    if (providerIds.length < 2 || e.outcome === 'pending' || outcomes[id] === e.outcome) return;
+    const outcome = e.outcome;
+    this.#chain(this.#writes, sid, () => this.#deps.store.recordSegmentOutcome(id, outcome));
+  }
+
   async #lookupReceipt(id: string, e: SmppReceiptEvent): Promise<void> {
     const live = this.#byProviderId.get(id);
     if (live && this.#actors.get(live)) return this.#routeReceipt(e);
@@ -561,8 +570,11 @@ export class SmsService {
       return;
     }
     const m = found.message;
-    const actor = this.#actors.get(m.sid) ?? this.#spawn({ ...inputOf(m), providerIds: found.providerIds });
+    const actor =
+      this.#actors.get(m.sid) ??
+      this.#spawn({ ...inputOf(m), providerIds: found.providerIds, outcomes: found.outcomes });
     for (const pid of found.providerIds) this.#byProviderId.set(pid, m.sid);
+    this.#recordSegment(actor, m.sid, id, e);
     actor.send({ type: 'smpp.receipt', messageId: id, outcome: e.outcome, errorCode: e.errorCode });
   }
 

@@ -150,7 +150,7 @@ export const smsMachine = setup({
     recorded: input.status,
     destinationNetworkId: input.destinationNetworkId,
     providerIds: input.providerIds ?? [],
-    outcomes: {},
+    outcomes: input.outcomes ?? {},
     errorCode: null,
   }),
   initial: 'boot',

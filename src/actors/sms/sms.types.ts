@@ -3,10 +3,9 @@
  * invoked actors. Context is plain data (sids, numbers, provider ids); live handles stay in the
  * service and the carrier link.
  */
-import type { SmsChannel, SmsDirection, SmsStatus } from '../../store/sms-store.js';
+import type { SegmentOutcome, SmsChannel, SmsDirection, SmsStatus } from '../../store/sms-store.js';
 
-/** Outcome of one segment's delivery receipt (SMPP receipt `stat`, see docs/smpp.md). */
-export type SegmentOutcome = 'delivered' | 'undelivered' | 'failed';
+export type { SegmentOutcome };
 
 /** Machine context: plain data only. */
 export interface SmsContext {
@@ -40,6 +39,8 @@ export interface SmsInput {
   readonly status: SmsStatus;
   readonly destinationNetworkId: string | null;
   readonly providerIds?: readonly string[];
+  /** Receipt outcomes already recorded (restored multi-part messages). */
+  readonly outcomes?: Readonly<Record<string, SegmentOutcome>>;
 }
 
 /** Events the SMS actor takes (named by source). */

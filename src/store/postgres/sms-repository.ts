@@ -1,5 +1,12 @@
 /** Postgres implementation of the SmsStore port (migration 0010_sms_email.sql). */
-import type { SmsFilter, SmsMessage, SmsSort, SmsStore, SmsTransition } from '../sms-store.js';
+import type {
+  SegmentOutcome,
+  SmsFilter,
+  SmsMessage,
+  SmsSort,
+  SmsStore,
+  SmsTransition,
+} from '../sms-store.js';
 import { type Db, sql } from './db.js';
 import { orderBy } from './sql-helpers.js';
 
@@ -215,11 +222,25 @@ export class PgSmsStore implements SmsStore {
   async findByProviderId(providerId: string) {
     const rows = await this.db.query(sql`
       SELECT m.*, (SELECT array_agg(p2.provider_id ORDER BY p2.segment) FROM sms_provider_ids p2
-                   WHERE p2.sms_sid = m.sid) AS provider_ids
+                   WHERE p2.sms_sid = m.sid) AS provider_ids,
+                  (SELECT json_object_agg(p3.provider_id, p3.outcome) FROM sms_provider_ids p3
+                   WHERE p3.sms_sid = m.sid AND p3.outcome IS NOT NULL) AS outcomes
       FROM sms_provider_ids p JOIN sms_messages m ON m.sid = p.sms_sid
       WHERE p.provider_id = ${providerId}`);
     const row = rows[0];
-    return row ? { message: toMessage(row), providerIds: (row.provider_ids as string[] | null) ?? [] } : null;
+    return row
+      ? {
+          message: toMessage(row),
+          providerIds: (row.provider_ids as string[] | null) ?? [],
+          outcomes: (row.outcomes as Record<string, SegmentOutcome> | null) ?? {},
+        }
+      : null;
+  }
+
+  async recordSegmentOutcome(providerId: string, outcome: SegmentOutcome): Promise<void> {
+    await this.db.query(
+      sql`UPDATE sms_provider_ids SET outcome = ${outcome} WHERE provider_id = ${providerId}`,
+    );
   }
 
   async claimPending(node: string, leaseMs: number, limit: number): Promise<SmsMessage[]> {

@@ -147,6 +147,10 @@ describe('sms machine', () => {
     expect(t.submitted).toHaveLength(0);
     t.actor.send({ type: 'smpp.receipt', messageId: 'd1', outcome: 'delivered', errorCode: null });
     expect(t.status()).toBe('delivered');
+    // A multi-part message restored with the outcomes recorded before the restart.
+    const u = start({ status: 'sent', providerIds: ['e1', 'e2'], outcomes: { e1: 'delivered' } });
+    u.actor.send({ type: 'smpp.receipt', messageId: 'e2', outcome: 'delivered', errorCode: null });
+    expect(u.status()).toBe('delivered');
   });
 
   it('client recipients go over SIP MESSAGE: 2xx → sent (final, no receipts); otherwise failed', async () => {

@@ -34,6 +34,8 @@ CREATE INDEX sms_messages_pending_idx ON sms_messages (date_created) WHERE statu
 CREATE TABLE sms_provider_ids (
   provider_id  text PRIMARY KEY,
   sms_sid      text NOT NULL REFERENCES sms_messages (sid) ON DELETE CASCADE,
-  segment      integer NOT NULL
+  segment      integer NOT NULL,
+  -- Final receipt outcome of this segment (multi-part messages: kept so a restart loses none).
+  outcome      text CHECK (outcome IN ('delivered', 'undelivered', 'failed'))
 );
 CREATE INDEX sms_provider_ids_sms_idx ON sms_provider_ids (sms_sid);
