@@ -159,7 +159,7 @@ async function runProgram(
   for (const verb of program) {
     try {
       switch (verb.verb) {
-        case 'Sms':
+        case 'Sms': {
           await deps.sendSms({
             account,
             // Defaults: reply to the sender, from the number that received the message.
@@ -168,7 +168,16 @@ async function runProgram(
             body: verb.text ?? '',
             statusCallback: str(verb.attrs.statusCallback),
           });
+          // `action`: the markup it returns replaces the rest of this document (TwiML <Sms action>).
+          const action = str(verb.attrs.action);
+          if (action) {
+            return {
+              url: new URL(action, documentUrl).toString(),
+              method: verb.attrs.method === 'GET' ? 'GET' : 'POST',
+            };
+          }
           break;
+        }
         case 'Email':
           await deps.sendEmail({
             account,

@@ -116,6 +116,20 @@ describe('runSmsMarkup', () => {
     ]);
   });
 
+  it('<Sms action> sends, then the action markup replaces the rest of the document', async () => {
+    const t = world({
+      'http://app.test/sms':
+        '<Response><Sms action="/after" method="GET">first</Sms><Sms>skipped</Sms></Response>',
+      'http://app.test/after': '<Response><Sms>second</Sms></Response>',
+    });
+    await runSmsMarkup(t.deps, { message, number, account });
+    expect(t.sms.map((m) => m.body)).toEqual(['first', 'second']);
+    expect(t.requests.map((r) => [r.url, r.method])).toEqual([
+      ['http://app.test/sms', 'POST'],
+      ['http://app.test/after', 'GET'],
+    ]);
+  });
+
   it('no valid SMS URL → Notification 12003, nothing fetched', async () => {
     const t = world({});
     await runSmsMarkup(t.deps, { message, number: { ...number, smsUrl: null }, account });
