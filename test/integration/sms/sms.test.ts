@@ -144,6 +144,31 @@ describe('send', () => {
     w.smsc.behaviour.receiptDelayMs = null;
   });
 
+  it('forwarding refused by the SMSC → failed with the mapped error code and one failed callback', async () => {
+    w.smsc.behaviour.submitStatus = 0x0b; // ESME_RINVDSTADR
+    w.smsc.behaviour.receiptDelayMs = 20;
+    const cb = `${w.hooks.origin}/status`;
+    const r = await post({ From: w.number, To: '+15551230015', Body: 'nowhere', StatusCallback: cb });
+    expect(r.status).toBe(201);
+    await waitFor(
+      async () => (await get(`${w.base}/${r.json.sid}.json`)).json.status === 'failed',
+      5000,
+      'failed',
+    );
+    w.smsc.behaviour.submitStatus = null;
+    expect((await get(`${w.base}/${r.json.sid}.json`)).json).toMatchObject({
+      error_code: '30005',
+      error_message: 'Unknown destination handset',
+    });
+    await new Promise((r2) => setTimeout(r2, 200));
+    const calls = w.hooks
+      .requestsTo('/status')
+      .map((x) => formOf(x.rawBody))
+      .filter((f) => f.MessageSid === r.json.sid);
+    expect(calls.map((f) => [f.MessageStatus, f.ErrorCode])).toEqual([['failed', '30005']]);
+    w.smsc.behaviour.receiptDelayMs = null;
+  });
+
   it('a receipt that arrives before submit_sm_resp is still matched (once)', async () => {
     w.smsc.behaviour.receiptDelayMs = 0;
     w.smsc.behaviour.receiptBeforeResp = true;
