@@ -97,6 +97,15 @@ export interface SendSmsInput {
   readonly direction?: SmsDirection;
 }
 
+/** Counters for the supervisor metrics (spec §Supervisor metrics, TextMessage* members). */
+export interface SmsMetrics {
+  TextMessageInboundToApp: number;
+  TextMessageInboundToClient: number;
+  TextMessageInboundToProxyOut: number;
+  TextMessageNotFound: number;
+  TextMessageOutbound: number;
+}
+
 interface EarlyReceipt {
   readonly event: SmppReceiptEvent;
   readonly timer: NodeJS.Timeout;
@@ -137,6 +146,13 @@ export class SmsService {
   #clientMessenger: ClientMessenger | null;
   #sweep: NodeJS.Timeout | null = null;
   #closing: Promise<void> | null = null;
+  readonly #metrics: SmsMetrics = {
+    TextMessageInboundToApp: 0,
+    TextMessageInboundToClient: 0,
+    TextMessageInboundToProxyOut: 0,
+    TextMessageNotFound: 0,
+    TextMessageOutbound: 0,
+  };
 
   constructor(deps: SmsServiceDeps) {
     this.#deps = deps;
@@ -171,6 +187,11 @@ export class SmsService {
    */
   useClientMessenger(messenger: ClientMessenger | null): void {
     this.#clientMessenger = messenger;
+  }
+
+  /** Message counters since start (spec §Supervisor metrics). */
+  metrics(): Readonly<SmsMetrics> {
+    return { ...this.#metrics };
   }
 
   /** Live actors (tests, metrics). */
@@ -222,6 +243,8 @@ export class SmsService {
       until: new Date(now.getTime() + this.#t.LEASE_MS),
     });
     this.#spawn(inputOf(m));
+    if (opts.trustedFrom && channel === 'sip') this.#metrics.TextMessageInboundToClient++;
+    else this.#metrics.TextMessageOutbound++;
     return m;
   }
 
@@ -266,6 +289,7 @@ export class SmsService {
       return 202;
     } catch (err) {
       this.#log.info({ err, to: msg.to }, 'SIP MESSAGE to a client not relayed');
+      this.#metrics.TextMessageNotFound++;
       return 404;
     }
   }
@@ -604,6 +628,7 @@ export class SmsService {
     const account = number ? await this.#deps.accounts.get(number.accountSid) : null;
     if (!number || !account || account.status !== AccountStatus.Active) {
       this.#log.info({ to: r.to }, 'inbound SMS to a number without an active owner (dropped)');
+      this.#metrics.TextMessageNotFound++;
       return null;
     }
     const now = new Date();
@@ -630,6 +655,7 @@ export class SmsService {
       dateUpdated: now,
     };
     await this.#deps.store.insert(m);
+    this.#metrics.TextMessageInboundToApp++;
     this.#spawn(inputOf(m));
     return m;
   }

@@ -309,6 +309,11 @@ describe('client: recipients and SIP MESSAGE (SIP seams with a fake messenger)',
       await w.ts.server.sms.receiveSipMessage({ from: 'x', to: '+19999999999', body: 'nobody home' }),
     ).toBe(404);
     w.ts.server.sms.useClientMessenger(null);
+    const m = w.ts.server.sms.metrics();
+    expect(m.TextMessageInboundToClient).toBe(1);
+    expect(m.TextMessageNotFound).toBeGreaterThanOrEqual(2);
+    expect(m.TextMessageInboundToApp).toBeGreaterThanOrEqual(1);
+    expect(m.TextMessageOutbound).toBeGreaterThan(3);
   });
 });
 
