@@ -52,8 +52,13 @@ export const SmsTimers = {
   LEASE_MS: 60_000,
   /** Sweep: renew this node's leases, claim expired ones (another node died). */
   RESUME_INTERVAL_MS: 15_000,
-  /** How long a sent message's actor waits in memory for receipts; later ones restore it from the store. */
-  RECEIPT_WAIT_MS: 10 * 60_000,
+  /**
+   * How long a sent message's actor waits in memory for receipts; a later receipt restores it from
+   * the store (one lookup). Short, so links without registered_delivery do not pile actors up.
+   */
+  RECEIPT_WAIT_MS: 60_000,
+  /** At shutdown, status callbacks still in flight get this long before the webhook client is closed. */
+  CALLBACK_DRAIN_MS: 2_000,
   /** A receipt whose id is not known yet waits this long for the submit result before a store lookup. */
   EARLY_RECEIPT_LOOKUP_MS: 1_500,
   /** Multi-provider configuration is cached this long per account. */
@@ -303,11 +308,14 @@ export class SmsService {
       if (this.#sweep) clearInterval(this.#sweep);
       await this.#deps.link?.close();
       this.#unsubscribe?.();
-      await this.#drain();
+      await this.#drainWrites();
       for (const t of this.#evictTimers.values()) clearTimeout(t);
       for (const r of this.#early.values()) clearTimeout(r.timer);
       this.#actors.stopAll();
-      await this.#drain();
+      await this.#drainWrites();
+      // Callbacks are best effort at shutdown (the spec gives no delivery guarantee): bounded wait.
+      const callbacks = Promise.allSettled([...this.#callbacks.values()]);
+      await Promise.race([callbacks, new Promise((r) => setTimeout(r, this.#t.CALLBACK_DRAIN_MS).unref())]);
       await this.#deps.store.releaseClaims(this.#deps.node).catch((err) => {
         this.#log.warn({ err }, 'SMS leases not released');
       });
@@ -315,11 +323,9 @@ export class SmsService {
     return this.#closing;
   }
 
-  /** Resolves when every pending store write and callback has finished (tests, shutdown). */
-  async #drain(): Promise<void> {
-    while (this.#writes.size > 0 || this.#callbacks.size > 0) {
-      await Promise.allSettled([...this.#writes.values(), ...this.#callbacks.values()]);
-    }
+  /** Resolves when every pending store write has finished (shutdown). */
+  async #drainWrites(): Promise<void> {
+    while (this.#writes.size > 0) await Promise.allSettled([...this.#writes.values()]);
   }
 
   // ---------------------------------------------------------------- validation
@@ -562,12 +568,22 @@ export class SmsService {
       actor.send({ type: 'smpp.receipt', messageId: id, outcome: e.outcome, errorCode: e.errorCode });
       return;
     }
-    if (this.#early.has(id) || this.#early.size >= EARLY_RECEIPTS_MAX) return;
+    const waiting = this.#early.get(id);
+    if (waiting) {
+      // Keep the most telling receipt for this id: a final one replaces an intermediate (ENROUTE).
+      if (e.outcome !== 'pending') this.#early.set(id, { event: e, timer: waiting.timer });
+      return;
+    }
+    if (this.#early.size >= EARLY_RECEIPTS_MAX) {
+      this.#log.warn({ messageId: id }, 'too many unmatched receipts waiting; receipt dropped');
+      return;
+    }
     // Not known (yet): the submit result may be a moment behind, or the message was sent before a restart.
     const timer = setTimeout(
       () => {
+        const latest = this.#early.get(id)?.event ?? e;
         this.#early.delete(id);
-        this.#lookupReceipt(id, e).catch((err) =>
+        this.#lookupReceipt(id, latest).catch((err) =>
           this.#log.error({ err, messageId: id }, 'receipt lookup failed'),
         );
       },
