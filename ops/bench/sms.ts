@@ -96,8 +96,26 @@ async function main() {
     await autocannon({ url, method: 'POST', headers: form, body, connections: 8, amount: 500 });
     await sleep(1500);
     const warm = smsc.submits().length;
+    const commits = async () =>
+      Number(
+        (
+          await db.query(
+            sql`SELECT xact_commit::bigint AS n FROM pg_stat_database WHERE datname = current_database()`,
+          )
+        )[0]?.n ?? 0,
+      );
+    const commits0 = await commits();
     const t0 = Date.now();
-    const r = await autocannon({ url, method: 'POST', headers: form, body, connections, duration });
+    // The generator runs in a worker thread so the SMSC sink's event loop (receipts) does not delay it.
+    const r = await autocannon({
+      url,
+      method: 'POST',
+      headers: form,
+      body,
+      connections,
+      duration,
+      workers: 1,
+    });
     const accepted = r['2xx'];
     const deadline = Date.now() + 30_000;
     while (smsc.submits().length - warm < accepted && Date.now() < deadline) await sleep(20);
@@ -116,6 +134,7 @@ async function main() {
     while ((await count('delivered')) < totalAccepted && Date.now() < deadline + 10_000) await sleep(200);
     const delivered = await count('delivered');
     const allSubmits = smsc.submits().length;
+    const statements = (await commits()) - commits0;
     const pending = (await count('queued')) + (await count('sending')) + (await count('sent'));
     const failed = (await count('failed')) + (await count('undelivered'));
     const e2e = accepted / ((lastSubmit - t0) / 1000);
@@ -134,6 +153,9 @@ async function main() {
     console.log(
       `receipts matched: ${delivered}/${totalAccepted} delivered (${((100 * delivered) / totalAccepted).toFixed(2)} %), ` +
         `${pending} pending, ${failed} failed (incl. 500 warm-up messages)`,
+    );
+    console.log(
+      `Postgres: ${statements} transactions during the run and receipts (${(statements / Math.max(1, totalAccepted - 500)).toFixed(2)} per message)`,
     );
   } finally {
     child.kill('SIGTERM');
