@@ -135,6 +135,13 @@ async function main() {
     const delivered = await count('delivered');
     const allSubmits = smsc.submits().length;
     const statements = (await commits()) - commits0;
+    // API accept (row created) → submit_sm_resp (date_sent), measured by the server itself.
+    const lag = (
+      await db.query(sql`
+        SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99
+        FROM (SELECT extract(epoch FROM date_sent - date_created) * 1000 AS ms FROM sms_messages
+              WHERE date_created >= ${new Date(t0)}) x`)
+    )[0] ?? { p50: 0, p99: 0 };
     const pending = (await count('queued')) + (await count('sending')) + (await count('sent'));
     const failed = (await count('failed')) + (await count('undelivered'));
     const e2e = accepted / ((lastSubmit - t0) / 1000);
@@ -148,7 +155,8 @@ async function main() {
     console.log(
       `end to end: ${e2e.toFixed(0)} msg/s (first request → last submit_sm at the SMSC, ${((lastSubmit - t0) / 1000).toFixed(1)} s); ` +
         `submit_sm received ${allSubmits} for ${totalAccepted} messages in Postgres (lost ${Math.max(0, totalAccepted - allSubmits)}, ` +
-        `extra ${Math.max(0, allSubmits - totalAccepted)}); max outstanding ${smsc.maxOutstanding}`,
+        `extra ${Math.max(0, allSubmits - totalAccepted)}); max outstanding ${smsc.maxOutstanding}; ` +
+        `accept → submit_sm_resp p50 ${Number(lag.p50).toFixed(1)} ms, p99 ${Number(lag.p99).toFixed(1)} ms`,
     );
     console.log(
       `receipts matched: ${delivered}/${totalAccepted} delivered (${((100 * delivered) / totalAccepted).toFixed(2)} %), ` +

@@ -65,31 +65,28 @@ describe('send', () => {
       'sent',
     );
 
-    // Multi-provider outbound-sms: destination_network_id goes out as TLV 1550 (0x060E).
+    // Multi-provider outbound-sms (another account): destination_network_id goes out as TLV 1550 (0x060E).
+    const routed = await createAccount(w.ts, 'sms-routed@example.test');
+    await buyNumber(w.ts, routed, '+14155550102');
     const cfg = { 'outbound-sms': [{ destination_network_id: '31337' }] };
     const ext = await w.ts.request('POST', `${API}/ExtensionsConfiguration.json`, {
       form: {
         ExtensionName: 'multi_provider',
         Enabled: 'true',
         ConfigurationData: JSON.stringify(cfg),
-        AccountSid: w.owner.sid,
+        AccountSid: routed.sid,
       },
     });
     expect(ext.status, ext.text).toBe(201);
-    await new Promise((r2) => setTimeout(r2, 2100)); // the service caches the configuration for 2 s
-    const r2 = await post({ From: w.number, To: '+15551230002', Body: 'Routed' });
-    expect(r2.status).toBe(201);
+    const r2 = await post(
+      { From: '+14155550102', To: '+15551230002', Body: 'Routed' },
+      routed.creds,
+      `${API}/Accounts/${routed.sid}/SMS/Messages`,
+    );
+    expect(r2.status, r2.text).toBe(201);
     await waitFor(() => submitsTo('15551230002').length === 1, 5000, 'submit with TLV');
     expect(submitsTo('15551230002')[0]?.dest_network_id).toBe('31337');
-    const off = await w.ts.request('POST', `${API}/ExtensionsConfiguration.json/${ext.json.sid}`, {
-      form: {
-        ExtensionName: 'multi_provider',
-        Enabled: 'false',
-        ConfigurationData: JSON.stringify(cfg),
-        AccountSid: w.owner.sid,
-      },
-    });
-    expect(off.status, off.text).toBe(200);
+    expect(submitsTo('15551230002')[0]?.source_addr).toBe('14155550102');
   });
 
   it('delivery receipts → delivered / undelivered, with signed sent and delivery callbacks', async () => {
