@@ -6,7 +6,6 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AccountService } from './actors/account/account-service.js';
-// --- Messaging (issue 7) ---
 import { SmsService } from './actors/sms/sms-service.js';
 import type { Config } from './config.js';
 import { EmailService } from './email/email-service.js';
@@ -44,7 +43,6 @@ import { RedisRegistrationStore } from './store/redis/registration-store.js';
 import { RedisSnapshotStore } from './store/redis/snapshot-store.js';
 import type { SmsStore } from './store/sms-store.js';
 import { WebhookClient } from './webhooks/index.js';
-// --- end messaging ---
 
 export interface RunningServer {
   readonly config: Config;

@@ -24,12 +24,10 @@ import { formBody } from './params.js';
 
 const EMPTY_FORM = new Map<string, string[]>();
 
-// --- Messaging (issue 7) ---
 import type { SmsService } from '../actors/sms/sms-service.js';
 import type { EmailService } from '../email/email-service.js';
 import type { ProfileStore } from '../store/profile-store.js';
 import type { SmsStore } from '../store/sms-store.js';
-// --- end messaging ---
 import { RouteTable } from './router.js';
 import { accountRoutes } from './routes/accounts.js';
 import { applicationRoutes } from './routes/applications.js';
