@@ -121,10 +121,13 @@ export interface SmsStore {
   /** Records one segment's final receipt outcome (multi-part messages). */
   recordSegmentOutcome(providerId: string, outcome: SegmentOutcome): Promise<void>;
   /**
-   * Claims up to `limit` pending outbound messages (queued or sending) whose lease is free or expired,
-   * for `node` until now + `leaseMs`: a message is resumed by one node at a time.
+   * Claims up to `limit` pending outbound SMPP messages (queued or sending) whose lease is free or
+   * expired, for `node` until now + `leaseMs`: a message is resumed by one node at a time. Messages
+   * this node holds a live lease on are not returned (it is working on them).
    */
   claimPending(node: string, leaseMs: number, limit: number): Promise<SmsMessage[]>;
+  /** Extends this node's leases on its pending messages to now + `leaseMs`. */
+  renewClaims(node: string, leaseMs: number): Promise<void>;
   /** Ends the lease on messages this node no longer works on (shutdown), so a restart takes them at once. */
   releaseClaims(node: string): Promise<void>;
 }

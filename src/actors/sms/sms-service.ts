@@ -179,6 +179,8 @@ export class SmsService {
   async start(): Promise<void> {
     const link = this.#deps.link;
     if (link) this.#unsubscribe = link.subscribe((e) => this.#onLinkEvent(e));
+    // Nothing is live yet: leases still held under this node's id (a crash with a fixed INSTANCE_ID) are ours to resume.
+    await this.#deps.store.releaseClaims(this.#deps.node);
     await this.#resumePending();
     this.#sweep = setInterval(() => {
       this.#resumePending().catch((err) => this.#log.error({ err }, 'SMS resume sweep failed'));
@@ -622,10 +624,11 @@ export class SmsService {
 
   async #resumePending(): Promise<void> {
     if (this.#closing || !this.#deps.link) return;
+    await this.#deps.store.renewClaims(this.#deps.node, this.#t.LEASE_MS);
     const rows = await this.#deps.store.claimPending(this.#deps.node, this.#t.LEASE_MS, 1000);
     let resumed = 0;
     for (const m of rows) {
-      if (this.#actors.get(m.sid)) continue; // ours and live: the claim only renewed the lease
+      if (this.#actors.get(m.sid)) continue; // our lease lapsed but the actor is live: keep it
       if (m.status === SmsStatus.Sending) this.#resumedSending.add(m.sid);
       this.#spawn(inputOf(m));
       resumed++;

@@ -249,12 +249,18 @@ export class PgSmsStore implements SmsStore {
       WHERE sid IN (
         SELECT sid FROM sms_messages
         WHERE status IN ('queued', 'sending') AND channel = 'smpp'
-          AND (claimed_until IS NULL OR claimed_until < now() OR claimed_by = ${node})
+          AND (claimed_until IS NULL OR claimed_until < now())
         ORDER BY date_created
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
       RETURNING *`);
     return rows.map(toMessage).sort((a, b) => a.dateCreated.getTime() - b.dateCreated.getTime());
+  }
+
+  async renewClaims(node: string, leaseMs: number): Promise<void> {
+    await this.db.query(sql`
+      UPDATE sms_messages SET claimed_until = now() + ${`${leaseMs} milliseconds`}::interval
+      WHERE claimed_by = ${node} AND status IN ('queued', 'sending')`);
   }
 
   async releaseClaims(node: string): Promise<void> {

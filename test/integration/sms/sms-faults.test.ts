@@ -247,9 +247,15 @@ describe('SMSC faults', () => {
         { node: 'node-a', until: new Date(now.getTime() + 60_000) },
       );
     }
-    expect((await store.claimPending('node-b', 60_000, 100)).map((m) => m.sid)).toEqual([]);
-    expect((await store.claimPending('node-a', 60_000, 100)).map((m) => m.sid).sort()).toEqual(sids);
-    await store.releaseClaims('node-a');
+    // Held by node-a: nobody claims them, node-a itself neither (it is working on them).
+    expect(await store.claimPending('node-b', 60_000, 100)).toEqual([]);
+    expect(await store.claimPending('node-a', 60_000, 100)).toEqual([]);
+    await store.renewClaims('node-a', 60_000);
+    expect(await store.claimPending('node-b', 60_000, 100)).toEqual([]);
+    // An expired lease (node-a died) is taken over.
+    await store.renewClaims('node-a', -1_000);
+    expect((await store.claimPending('node-b', 60_000, 100)).map((m) => m.sid).sort()).toEqual(sids);
+    await store.releaseClaims('node-b');
     const [a, b] = await Promise.all([
       store.claimPending('node-b', 60_000, 100),
       store.claimPending('node-c', 60_000, 100),
