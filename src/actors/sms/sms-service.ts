@@ -68,6 +68,8 @@ export const SmsTimers = {
 } as const;
 
 const EARLY_RECEIPTS_MAX = 10_000;
+/** Lookups of a receipt the link matched but the store does not show as sent yet (× EARLY_RECEIPT_LOOKUP_MS). */
+const EARLY_RECEIPT_ATTEMPTS = 40;
 
 /** What the SMS service needs: ports and adapters only (composed in src/server.ts). */
 export interface SmsServiceDeps {
@@ -576,21 +578,23 @@ export class SmsService {
       if (e.outcome !== 'pending') this.#early.set(id, { event: e, timer: waiting.timer });
       return;
     }
+    // Not known (yet): the submit result may be a moment behind (other segments of the message still
+    // being sent, throttled), or the message was sent before a restart.
+    this.#park(id, e, 0, e.matched ? this.#t.EARLY_RECEIPT_LOOKUP_MS : 0);
+  }
+
+  #park(id: string, e: SmppReceiptEvent, attempt: number, delayMs: number): void {
     if (this.#early.size >= EARLY_RECEIPTS_MAX) {
       this.#log.warn({ messageId: id }, 'too many unmatched receipts waiting; receipt dropped');
       return;
     }
-    // Not known (yet): the submit result may be a moment behind, or the message was sent before a restart.
-    const timer = setTimeout(
-      () => {
-        const latest = this.#early.get(id)?.event ?? e;
-        this.#early.delete(id);
-        this.#lookupReceipt(id, latest).catch((err) =>
-          this.#log.error({ err, messageId: id }, 'receipt lookup failed'),
-        );
-      },
-      e.matched ? this.#t.EARLY_RECEIPT_LOOKUP_MS : 0,
-    );
+    const timer = setTimeout(() => {
+      const latest = this.#early.get(id)?.event ?? e;
+      this.#early.delete(id);
+      this.#lookupReceipt(id, latest, attempt).catch((err) =>
+        this.#log.error({ err, messageId: id }, 'receipt lookup failed'),
+      );
+    }, delayMs);
     timer.unref();
     this.#early.set(id, { event: e, timer });
   }
@@ -603,14 +607,22 @@ export class SmsService {
     this.#chain(this.#writes, sid, () => this.#deps.store.recordSegmentOutcome(id, outcome));
   }
 
-  async #lookupReceipt(id: string, e: SmppReceiptEvent): Promise<void> {
+  async #lookupReceipt(id: string, e: SmppReceiptEvent, attempt: number): Promise<void> {
     const live = this.#byProviderId.get(id);
     if (live && this.#actors.get(live)) return this.#routeReceipt(e);
     const found = await this.#deps.store.findByProviderId(id);
-    if (!found || found.message.status !== SmsStatus.Sent) {
-      this.#log.info({ messageId: id, stat: e.stat }, 'receipt for no pending message (ignored)');
+    const status = found?.message.status;
+    if (status !== SmsStatus.Sent) {
+      // Not recorded as sent yet (a multi-part submit still going on, or its write in flight): wait more.
+      const pending = status === undefined || status === SmsStatus.Queued || status === SmsStatus.Sending;
+      if (pending && e.matched && attempt < EARLY_RECEIPT_ATTEMPTS) {
+        this.#park(id, e, attempt + 1, this.#t.EARLY_RECEIPT_LOOKUP_MS);
+        return;
+      }
+      this.#log.info({ messageId: id, stat: e.stat, status }, 'receipt for no pending message (ignored)');
       return;
     }
+    if (!found) return;
     const m = found.message;
     const actor =
       this.#actors.get(m.sid) ??

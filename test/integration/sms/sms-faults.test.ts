@@ -103,6 +103,32 @@ describe('SMSC faults', () => {
     expect(flagged).toBe(resent);
   });
 
+  it('a segment receipt that comes while another segment is still being retried is kept, not dropped', async () => {
+    // First submit accepted, the next five throttled (100+200+400+800+1600 ms of backoff), then all accepted.
+    const script = [0.9, 0.1, 0.1, 0.1, 0.1, 0.1];
+    w = await startSmsWorld({ label: 'smsseg', random: () => script.shift() ?? 0.9 });
+    const world = w;
+    world.smsc.behaviour.throttleFraction = 0.5;
+    world.smsc.behaviour.receiptDelayMs = 20;
+    const body =
+      'Segmented message that is longer than one hundred and sixty GSM characters, so that it goes out ' +
+      'in two parts with a concatenation header, part two being throttled.';
+    expect(body.length).toBeGreaterThan(160);
+    const r = await world.ts.request('POST', `${world.base}.json`, {
+      auth: world.owner.creds,
+      form: { From: world.number, To: '+15553070000', Body: body },
+    });
+    expect(r.status).toBe(201);
+    await waitFor(
+      async () =>
+        (await world.ts.server.smsStore.get(world.owner.sid, r.json.sid))?.status === SmsStatus.Delivered,
+      15_000,
+      'delivered once both segments are',
+    );
+    const parts = world.smsc.submits().filter((p) => p.destination_addr === '15553070000');
+    expect(parts.length).toBe(7); // 1 + 5 throttled + 1 accepted
+  });
+
   it('enquire_link unanswered → bind declared dead and re-established; sending goes on', async () => {
     w = await startSmsWorld({ label: 'smsenquire', urlQuery: '&enquire_link=0.2&response_timeout=0.3' });
     const world = w;

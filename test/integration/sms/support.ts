@@ -63,11 +63,16 @@ export async function buyNumber(
 }
 
 export async function startSmsWorld(
-  opts: { label: string; urlQuery?: string; env?: Record<string, string>; number?: string } = {
-    label: 'sms',
-  },
+  opts: {
+    label: string;
+    urlQuery?: string;
+    env?: Record<string, string>;
+    number?: string;
+    /** The SMSC's random source (throttling decisions), for scripted faults. */
+    random?: () => number;
+  } = { label: 'sms' },
 ): Promise<SmsWorld> {
-  const smsc = new TestSmsc();
+  const smsc = new TestSmsc(opts.random);
   smsc.behaviour.accounts = { [SYSTEM_ID]: PASSWORD };
   const port = await smsc.listen();
   const hooks = await startWebhookServer();
