@@ -558,7 +558,7 @@ export class SmsService {
         this.#routeReceipt(e);
         return;
       case 'smpp.deliverSm':
-        this.receiveMo(e).catch((err) => this.#log.error({ err }, 'MO not recorded'));
+        void this.#receiveMoRetrying(e);
         return;
     }
   }
@@ -646,6 +646,25 @@ export class SmsService {
       resumed++;
     }
     if (resumed) this.#log.info({ resumed }, 'pending SMS resumed');
+  }
+
+  /**
+   * The link has acknowledged the deliver_sm already, so a failed write is retried (a brief
+   * database outage must not lose the MO): 5 attempts, 200 ms doubling.
+   */
+  async #receiveMoRetrying(e: SmppDeliverSmEvent): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.receiveMo(e);
+        return;
+      } catch (err) {
+        if (attempt >= 5 || this.#closing) {
+          this.#log.error({ err, from: e.from, to: e.to }, 'MO not recorded');
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 200 * 2 ** (attempt - 1)));
+      }
+    }
   }
 
   async #receive(r: {
