@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseSmppUrl } from './smpp/url.js';
 
 export interface Config {
   readonly instanceId: string;
@@ -186,6 +187,26 @@ export function loadConfig(env: Env = process.env): Config {
       throw new ConfigError(`not a URL: ${redactUrl(url)}`);
     }
   }
+  // --- Messaging (issue 7): a bad SMPP_URL or SMTP_URL stops the start with one clear line ---
+  config.smpp.urls.forEach((url, i) => {
+    try {
+      parseSmppUrl(url);
+    } catch (e) {
+      throw new ConfigError(`${(e as Error).message} (entry ${i + 1} of SMPP_URL: ${redactUrl(url)})`);
+    }
+  });
+  if (config.smtp.url !== null) {
+    let protocol = '';
+    try {
+      protocol = new URL(config.smtp.url).protocol;
+    } catch {
+      throw new ConfigError(`SMTP_URL is not a URL: ${redactUrl(config.smtp.url)}`);
+    }
+    if (protocol !== 'smtp:' && protocol !== 'smtps:') {
+      throw new ConfigError('SMTP_URL scheme must be smtp: or smtps:');
+    }
+  }
+  // --- end messaging ---
   return deepFreeze(config);
 }
 

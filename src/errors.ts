@@ -33,6 +33,18 @@ export const ErrorCatalog = {
   NoNumberAvailable: { code: 21452, status: 400, message: 'No phone number matches the request' },
   ClosedAccount: { code: 20006, status: 409, message: 'A closed account cannot be modified' },
   RangeNotSatisfiable: { code: 20416, status: 416, message: 'Requested range not satisfiable' },
+  // --- Messaging (issue 7): SMS and email ---
+  SmsBodyRequired: { code: 21602, status: 400, message: 'Message body is required' },
+  SmsInvalidTo: { code: 21211, status: 400, message: "Invalid 'To' address" },
+  SmsFromNotOwned: {
+    code: 21606,
+    status: 400,
+    message: "The 'From' number is not an SMS-capable number or short code of this account",
+  },
+  SmsBodyTooLong: { code: 21617, status: 400, message: 'Message body exceeds the 1600 character limit' },
+  SmsNotConfigured: { code: 21612, status: 503, message: 'No SMSC is configured (SMPP_URL)' },
+  EmailNotConfigured: { code: 21710, status: 503, message: 'Email is not configured (SMTP_URL)' },
+  EmailSendFailed: { code: 21711, status: 502, message: 'The SMTP server did not accept the email' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorName = keyof typeof ErrorCatalog;

@@ -11,9 +11,13 @@ import { CallAdmission } from './actors/call/admission.js';
 import { RuntimeCallControl } from './actors/call/call-control.js';
 import { CallRuntime } from './actors/call/call-runtime.js';
 import { routeInbound } from './actors/call/inbound-routing.js';
+import { MessagingBridge } from './actors/call/messaging-bridge.js';
 import { createInterpreterMachine } from './actors/interpreter/interpreter.machine.js';
 import { MediaEventRouter, webhookFetcher } from './actors/interpreter/services.js';
+import { SipClientMessenger } from './actors/sms/client-messenger.js';
+import { SmsService } from './actors/sms/sms-service.js';
 import type { Config } from './config.js';
+import { EmailService } from './email/email-service.js';
 import { type App, createApp } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
 import { MediaEngine } from './media/media-engine.js';
@@ -22,7 +26,10 @@ import { LocalPoolProvider } from './numbers/provider.js';
 import { ProfileResolver } from './profiles/resolution.js';
 import { RecordingService } from './recordings/recording-service.js';
 import { LocalRecordingStorage } from './recordings/storage.js';
+import { userOf } from './sip/message.js';
 import { SipService } from './sip/service.js';
+import { SmppCarrierLink } from './smpp/link.js';
+import { parseSmppUrls } from './smpp/url.js';
 import type { ApplicationStore } from './store/application-store.js';
 import type { CallStore } from './store/call-store.js';
 import type { ClientStore } from './store/client-store.js';
@@ -38,6 +45,7 @@ import { PgNotificationStore } from './store/postgres/notification-repository.js
 import { PgNumberStore } from './store/postgres/number-repository.js';
 import { PgProfileStore } from './store/postgres/profile-repository.js';
 import { PgRecordingStore } from './store/postgres/recording-repository.js';
+import { PgSmsStore } from './store/postgres/sms-repository.js';
 import { RedisAccountBus } from './store/redis/account-bus.js';
 import { RedisCallAdmission } from './store/redis/call-admission.js';
 import { connectRedis, connectSubscriber, type Redis } from './store/redis/client.js';
@@ -45,6 +53,7 @@ import { RedisGatewayBus } from './store/redis/gateway-bus.js';
 import { redisKeys } from './store/redis/keys.js';
 import { RedisRegistrationStore } from './store/redis/registration-store.js';
 import { RedisSnapshotStore } from './store/redis/snapshot-store.js';
+import type { SmsStore } from './store/sms-store.js';
 import { WebhookClient } from './webhooks/index.js';
 
 export interface RunningServer {
@@ -68,6 +77,13 @@ export interface RunningServer {
   readonly profiles: ProfileResolver;
   /** The SIP service (registrar, call legs), or null with SIP_ENABLED=false. */
   readonly sip: SipService | null;
+  // --- Messaging (issue 7) ---
+  readonly sms: SmsService;
+  readonly smsStore: SmsStore;
+  readonly email: EmailService;
+  /** The SMPP carrier link, or null without SMPP_URL. */
+  readonly smppLink: SmppCarrierLink | null;
+  // --- end messaging ---
   /** Super Admin bootstrap outcome (a generated password is present only on first start without ADMIN_PASSWORD). */
   readonly bootstrap: { adminSid: string; generatedPassword?: string | undefined };
   close(): Promise<void>;
@@ -203,6 +219,45 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       },
     });
     closers.push(async () => webhooks.close());
+    const email = new EmailService(config.smtp, logger.child({ component: 'email' }));
+    closers.push(() => email.close());
+    const smsStore = new PgSmsStore(db);
+    const smppLink = config.smpp.urls.length
+      ? new SmppCarrierLink(parseSmppUrls(config.smpp.urls), {
+          logger: logger.child({ component: 'smpp' }),
+          // A receipt for an id this process never submitted (sent before a restart) is handed to the
+          // SMS service after 5 s (not the link's 120 s default); the service finds it in Postgres.
+          earlyReceiptTtlMs: 5_000,
+        })
+      : null;
+    const sms = new SmsService({
+      store: smsStore,
+      link: smppLink,
+      // SIP seam: the SIP core calls sms.useClientMessenger(...) once it runs (docs/sms.md "SIP seams").
+      clientMessenger: null,
+      numbers,
+      applications,
+      clients,
+      multiProvider: profileResolver,
+      accounts,
+      webhooks,
+      notifier,
+      sendEmail: (e) =>
+        email.send({
+          from: e.from ?? config.smtp.from ?? `no-reply@${config.organization.defaultDomain}`,
+          to: e.to,
+          cc: e.cc,
+          bcc: e.bcc,
+          subject: e.subject,
+          body: e.body,
+          type: e.type,
+          accountSid: e.account.sid,
+        }),
+      logger: logger.child({ component: 'sms' }),
+      node: config.instanceId,
+    });
+    // --- end messaging ---
+
     const admission = new CallAdmission(new RedisCallAdmission(redis, keys), {
       maxConcurrent: config.limits.concurrentCallsPerAccount,
       perSecond: config.limits.callsPerSecondPerAccount,
@@ -260,32 +315,45 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         logger: logger.child({ component: 'calls' }),
       });
       const control = new RuntimeCallControl(runtime, media);
+      const messaging = new MessagingBridge({
+        sms,
+        email,
+        accounts,
+        notify: (n) => notifier.notify(n),
+        defaultEmailFrom: config.smtp.from ?? `no-reply@${config.organization.defaultDomain}`,
+      });
+      // SIP seams of messaging: SMS to client:<login> goes out as SIP MESSAGE; MESSAGE in goes to SMS.
+      const messenger = new SipClientMessenger({
+        sendMessage: (m) => sipService.legs.sendMessage(m),
+        locate: async (accountSid, login) => {
+          const account = await accounts.get(accountSid);
+          const org = account ? await accounts.getOrganization(account.organizationSid) : null;
+          const [b] = org ? await sipService.registrar.locate(login, org.domainName) : [];
+          return b && org
+            ? { requestUri: b.contact, to: { uri: `sip:${login}@${org.domainName}` }, flow: b.flow }
+            : null;
+        },
+        fromUri: (_accountSid, from) =>
+          `sip:${encodeURIComponent(from.replace(/^client:/, ''))}@${config.sip.publicAddress}`,
+      });
+      closers.push(sipService.legs.onEvent((e) => messenger.onSipEvent(e)));
+      sms.useClientMessenger(messenger);
+      sipService.legs.onMessage((m) =>
+        sms.receiveSipMessage({
+          from: m.client ? `client:${m.client.login}` : (userOf(m.from.uri) ?? m.from.uri),
+          to: userOf(m.requestUri) ?? '',
+          body: m.body,
+          client: m.client ? { accountSid: m.client.accountSid, login: m.client.login } : undefined,
+        }),
+      );
       interpreterMachine = createInterpreterMachine({
         media,
         mediaEvents: new MediaEventRouter(media),
         fetch: webhookFetcher(webhooks, async (sid) => (await authTokenOf(sid)) ?? ''),
         call: control,
         dialer: control,
-        sendSms: async (r) => {
-          notifier.notify({
-            accountSid: r.accountSid,
-            callSid: r.callSid,
-            errorCode: 14101,
-            log: 1,
-            messageText: '<Sms> is not available on this node (no SMS service configured)',
-          });
-          return { sid: '', status: 'failed' };
-        },
-        sendEmail: async (r) => {
-          notifier.notify({
-            accountSid: r.accountSid,
-            callSid: r.callSid,
-            errorCode: 14101,
-            log: 1,
-            messageText: '<Email> is not available on this node (SMTP_URL not set)',
-          });
-          return { sid: '', status: 'failed' };
-        },
+        sendSms: (r) => messaging.sendSms(r),
+        sendEmail: (r) => messaging.sendEmail(r),
         createRecording: async (r) => {
           const rec = await recordingService.adopt({
             sid: r.recordingSid,
@@ -326,9 +394,18 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       profiles,
       profileBodyLimit: config.http.profileBodyLimit,
       effectiveProfileSid: (account) => profileResolver.effectiveProfileSid(account),
+      sms,
+      smsStore,
+      email,
     });
     server.on('request', app.express);
     logger.info({ url, publicUrl }, 'switchboard listening');
+
+    // --- Messaging (issue 7): bind the SMSCs, resume pending messages; closed before the HTTP server ---
+    closers.push(() => sms.close());
+    smppLink?.start();
+    await sms.start();
+    // --- end messaging ---
 
     let closed = false;
     return {
@@ -345,6 +422,10 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       recordings: recordingService,
       profiles: profileResolver,
       sip,
+      sms,
+      smsStore,
+      email,
+      smppLink,
       bootstrap: { adminSid: boot.admin.sid, generatedPassword: boot.generatedPassword },
       close: async () => {
         if (closed) return;

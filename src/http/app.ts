@@ -26,17 +26,22 @@ import { formBody } from './params.js';
 
 const EMPTY_FORM = new Map<string, string[]>();
 
+import type { SmsService } from '../actors/sms/sms-service.js';
+import type { EmailService } from '../email/email-service.js';
 import type { ProfileStore } from '../store/profile-store.js';
+import type { SmsStore } from '../store/sms-store.js';
 import { RouteTable } from './router.js';
 import { accountRoutes } from './routes/accounts.js';
 import { applicationRoutes } from './routes/applications.js';
 import { callRoutes } from './routes/calls.js';
 import { clientRoutes } from './routes/clients.js';
+import { emailRoutes } from './routes/email.js';
 import { gatewayRoutes } from './routes/gateways.js';
 import { incomingNumberRoutes } from './routes/incoming-numbers.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { profileRoutes } from './routes/profiles.js';
 import { recordingRoutes } from './routes/recordings.js';
+import { smsRoutes } from './routes/sms.js';
 import { API_ROOT } from './uris.js';
 
 export interface AppDeps {
@@ -62,6 +67,10 @@ export interface AppDeps {
   readonly profiles: ProfileStore;
   readonly profileBodyLimit: number;
   readonly effectiveProfileSid: (account: Account) => Promise<string>;
+  // --- Messaging (issue 7): routes are registered when the services are given ---
+  readonly sms?: SmsService;
+  readonly smsStore?: SmsStore;
+  readonly email?: EmailService;
 }
 
 export interface App {
@@ -84,6 +93,10 @@ export function createApp(deps: AppDeps): App {
   recordingRoutes(routes, deps);
   gatewayRoutes(routes, deps);
   profileRoutes(routes, deps);
+  // --- Messaging (issue 7) ---
+  if (deps.sms && deps.smsStore)
+    smsRoutes(routes, { sms: deps.sms, smsStore: deps.smsStore, publicUrl: deps.publicUrl });
+  if (deps.email) emailRoutes(routes, { email: deps.email });
 
   // One front middleware: format from the path, then the body (only requests that carry one go
   // through the body reader), then the route table; no match → 404. Few Express layers on purpose:

@@ -86,6 +86,8 @@ export class SipLegs implements SipPort {
         contentType: string;
         body: string;
         source: Flow;
+        /** The client that sent it, when it authenticated (digest) as one of ours. */
+        client?: InboundInvite['client'];
       }) => Promise<number>)
     | null = null;
 
@@ -547,7 +549,7 @@ export class SipLegs implements SipPort {
   }
 
   /** MESSAGE outside a dialog (RFC 3428). */
-  async onOutOfDialogMessage(rq: SipRequest, source: Flow): Promise<void> {
+  async onOutOfDialogMessage(rq: SipRequest, source: Flow, client?: InboundInvite['client']): Promise<void> {
     if (!this.messageHandler) return void this.stack.respond(rq, 404);
     try {
       const status = await this.messageHandler({
@@ -557,6 +559,7 @@ export class SipLegs implements SipPort {
         contentType: headerText(rq, 'content-type') ?? 'text/plain',
         body: rq.content ?? '',
         source,
+        ...(client ? { client } : {}),
       });
       this.stack.respond(rq, status);
     } catch (err) {

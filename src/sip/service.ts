@@ -125,7 +125,7 @@ export class SipService {
           this.legs.onInDialog(rq);
           return;
         }
-        void this.legs.onOutOfDialogMessage(rq, flow);
+        void this.newMessage(rq, flow);
         return;
       case 'BYE':
       case 'INFO':
@@ -140,24 +140,42 @@ export class SipService {
     }
   }
 
+  /**
+   * Requests from a client of one of our domains (its From host) must authenticate (407) first.
+   * Resolves with the client, `undefined` for other senders (carriers, gateways), or false when the
+   * request was answered (challenged or refused).
+   */
+  private async clientOf(rq: SipRequest): Promise<InboundInvite['client'] | false> {
+    const fromHost = parseUri(typeof rq.headers.from.uri === 'string' ? rq.headers.from.uri : '')?.host;
+    const domain = fromHost ? this.registrar.domainOf(fromHost) : null;
+    if (!domain || !this.options.isClientDomain || !(await this.options.isClientDomain(domain)))
+      return undefined;
+    const auth = await this.registrar.authenticate(rq, domain);
+    if (!auth.ok) return false;
+    const c = auth.subject.client;
+    return { sid: c.sid, accountSid: c.accountSid, login: c.login };
+  }
+
   /** A new INVITE: clients of our domains authenticate first (407), then the leg is handed over. */
   private async newInvite(rq: SipRequest, flow: Flow): Promise<void> {
     try {
-      let client: InboundInvite['client'];
-      const fromHost = parseUri(typeof rq.headers.from.uri === 'string' ? rq.headers.from.uri : '')?.host;
-      const domain = fromHost ? this.registrar.domainOf(fromHost) : null;
-      if (domain && this.options.isClientDomain && (await this.options.isClientDomain(domain))) {
-        const auth = await this.registrar.authenticate(rq, domain);
-        if (!auth.ok) return;
-        client = {
-          sid: auth.subject.client.sid,
-          accountSid: auth.subject.client.accountSid,
-          login: auth.subject.client.login,
-        };
-      }
+      const client = await this.clientOf(rq);
+      if (client === false) return;
       this.legs.acceptInvite(rq, flow, client);
     } catch (err) {
       this.log.error({ err }, 'INVITE handling failed');
+      this.stack.respond(rq, 500);
+    }
+  }
+
+  /** A MESSAGE outside a dialog (RFC 3428): authenticated like an INVITE, then handed to messaging. */
+  private async newMessage(rq: SipRequest, flow: Flow): Promise<void> {
+    try {
+      const client = await this.clientOf(rq);
+      if (client === false) return;
+      await this.legs.onOutOfDialogMessage(rq, flow, client);
+    } catch (err) {
+      this.log.error({ err }, 'MESSAGE handling failed');
       this.stack.respond(rq, 500);
     }
   }

@@ -74,6 +74,33 @@ const fixtures: Record<string, (acct: { sid: string; creds: Credentials }) => Pr
     });
     return sid;
   },
+  messageSid: async (acct) => {
+    const sid = newSid(SidPrefix.Sms);
+    const now = new Date();
+    await ts.server.smsStore.insert({
+      sid,
+      accountSid: acct.sid,
+      from: '+15550002222',
+      to: '+15550001111',
+      body: 'fixture',
+      status: 'received',
+      direction: 'incoming',
+      channel: 'smpp',
+      price: null,
+      priceUnit: 'USD',
+      apiVersion: '2012-04-24',
+      errorCode: null,
+      errorMessage: null,
+      statusCallback: null,
+      destinationNetworkId: null,
+      segments: 1,
+      possibleDuplicate: false,
+      dateSent: now,
+      dateCreated: now,
+      dateUpdated: now,
+    });
+    return sid;
+  },
   callSid: async (acct) => {
     const sid = newSid(SidPrefix.Call);
     const now = new Date();

@@ -26,6 +26,19 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATABASE_URL: 'not a url' })).toThrow(/not a URL/);
   });
 
+  it('validates SMPP_URL and SMTP_URL at start-up, without printing passwords', () => {
+    expect(() => loadConfig({ SMPP_URL: 'smpp://sys:pw@127.0.0.1:2775?window=0' })).toThrow(
+      /window.*entry 1/,
+    );
+    expect(() => loadConfig({ SMPP_URL: 'smpp://sys:secretpw@h:1?nope=1' })).toThrow(ConfigError);
+    expect(() => loadConfig({ SMPP_URL: 'smpp://sys:secretpw@h:1?nope=1' })).not.toThrow(/secretpw/);
+    expect(() => loadConfig({ SMTP_URL: 'http://mail' })).toThrow(/SMTP_URL/);
+    expect(() => loadConfig({ SMTP_URL: 'nonsense' })).toThrow(/SMTP_URL/);
+    const c = loadConfig({ SMPP_URL: 'smpp://a:b@h:1,smpp://c:d@h:2', SMTP_URL: 'smtp://u:p@mail:587' });
+    expect(c.smpp.urls).toHaveLength(2);
+    expect(c.smtp.url).toBe('smtp://u:p@mail:587');
+  });
+
   it('redacts passwords in URLs', () => {
     expect(redactUrl('redis://u:secret@h:1')).toBe('redis://u:***@h:1');
     expect(redactUrl('postgres://u:secret@h:1/db')).not.toContain('secret');
