@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
-import { startSipp } from '../../support/sipp.js';
+import { runSipp, startSipp } from '../../support/sipp.js';
 import { startWebhookServer, type WebhookServer } from '../../support/webhook-server.js';
 
 let ts: TestServer;
@@ -170,5 +170,57 @@ describe('live calls', () => {
       .filter((f) => f.get('CallSid') === call!.sid && f.get('CallStatus') === 'completed');
     expect(completed).toHaveLength(1);
     expect(await callsTo(number)).toHaveLength(1);
+  });
+
+  it('MoveConnectedCallLeg moves both legs of a Dial to the new markup', async () => {
+    const callee = await startSipp({ scenario: 'uas-answer-expect-bye.xml', localIp: '127.0.0.3' });
+    hooks.script('/bridge', xml(`<Dial><Sip>sip:bob@127.0.0.3:${callee.localPort}</Sip></Dial>`));
+    hooks.script('/moved', xml('<Pause length="1"/><Hangup/>'));
+    const number = await numberFor('/bridge');
+    const caller = await startSipp({ scenario: 'uac-call-expect-bye.xml', remote: target, service: number });
+    const [call] = await until(
+      () => callsTo(number),
+      (l) => l[0]?.status === 'in-progress',
+    );
+    const child = await until(
+      async () =>
+        (
+          await ts.request('GET', `${API}/Accounts/${owner.sid}/Calls.json?ParentCallSid=${call!.sid}`, {
+            auth: owner.creds,
+          })
+        ).json.calls as Array<{ sid: string; status: string }>,
+      (l) => l[0]?.status === 'in-progress',
+    );
+    expect(child[0]?.status).toBe('in-progress');
+    const r = await modify(call!.sid, { Url: `${hooks.origin}/moved`, MoveConnectedCallLeg: 'true' });
+    expect(r.status).toBe(200);
+    expect((await caller.done).errors).toBe('');
+    expect((await callee.done).errors).toBe('');
+    const moved = hooks
+      .requestsTo('/moved')
+      .map((q) => new URLSearchParams(q.rawBody.toString()).get('CallSid'));
+    expect(new Set(moved)).toEqual(new Set([call!.sid, child[0]!.sid]));
+  });
+
+  it('calls to a number of a suspended account are refused (403)', async () => {
+    hooks.script('/never-runs', xml('<Hangup/>'));
+    const sub = await ts.request('POST', `${API}/Accounts.json`, {
+      auth: ts.admin,
+      form: { EmailAddress: 'suspended@example.test', Password: 'password-123', Role: 'Developer' },
+    });
+    const subCreds = { user: sub.json.sid, secret: sub.json.auth_token };
+    const n = await ts.request('POST', `${API}/Accounts/${sub.json.sid}/IncomingPhoneNumbers.json`, {
+      auth: subCreds,
+      form: { PhoneNumber: '+15550309999', VoiceUrl: `${hooks.origin}/never-runs` },
+    });
+    expect(n.status).toBe(201);
+    const s = await ts.request('POST', `${API}/Accounts/${sub.json.sid}.json`, {
+      auth: ts.admin,
+      form: { Status: 'suspended' },
+    });
+    expect(s.json.status).toBe('suspended');
+    const r = await runSipp({ scenario: 'uac-call-expect-403.xml', remote: target, service: '+15550309999' });
+    expect(r.errors).toBe('');
+    expect(hooks.requestsTo('/never-runs')).toHaveLength(0);
   });
 });
