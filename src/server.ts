@@ -3,7 +3,12 @@
  * Used by src/main.ts (the process) and by the integration tests (in-process, port 0).
  * `close()` shuts down in reverse order and is idempotent.
  */
-import { createServer as createHttpServer, type Server } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createActor } from 'xstate';
 import { AccountService } from './actors/account/account-service.js';
@@ -144,6 +149,12 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       server.listen(config.http.port, config.http.host, () => resolve());
     });
     server.keepAliveTimeout = 65_000;
+    // Until the app is composed (SIP, media engine, messaging start after listen), answer 503 rather
+    // than leave requests hanging.
+    const starting = (_req: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(503, { 'Retry-After': '1', 'Content-Type': 'text/plain' }).end('starting');
+    };
+    server.on('request', starting);
     closers.push(
       () =>
         new Promise<void>((resolve) => {
@@ -398,6 +409,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       smsStore,
       email,
     });
+    server.off('request', starting);
     server.on('request', app.express);
     logger.info({ url, publicUrl }, 'switchboard listening');
 
