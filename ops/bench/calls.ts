@@ -89,6 +89,40 @@ async function main() {
     const target = `${SERVER_IP}:${sipPort}`;
     const base = ['-i', PEER_IP, '-t', 'u1', '-timeout', `${DURATION + 120}s`, '-max_recv_loops', '5000'];
 
+    // C. Held calls: RSS per live call at the peak, first, on a fresh process (after a warm-up).
+    await sipp(
+      [target, ...base, '-p', String(await freePort(PEER_IP)), '-s', numbers.pause, '-r', '20', '-m', '40'],
+      'uac-call-timed-expect-bye.xml',
+    );
+    await new Promise((r) => setTimeout(r, 2000));
+    const rss0 = rssBytes(pid);
+    const holdRate = 200;
+    const holdMs = Math.ceil(HELD / holdRate) * 1000 + 8000;
+    const c = sipp(
+      [
+        target,
+        ...base,
+        '-p',
+        String(await freePort(PEER_IP)),
+        '-s',
+        numbers.hold,
+        '-r',
+        String(holdRate),
+        '-m',
+        String(HELD),
+        '-d',
+        String(holdMs),
+      ],
+      'uac-call-timed-then-hangup.xml',
+    );
+    await new Promise((r) => setTimeout(r, holdMs - 3000));
+    const rssPeak = rssBytes(pid);
+    const cr = await c;
+    const perCall = (rssPeak - rss0) / Math.max(1, HELD);
+    console.log(
+      `C. ${HELD} held calls: ${cr.successful} ok, ${cr.failed} failed; main-process RSS ${(rss0 / 2 ** 20).toFixed(0)} → ` +
+        `${(rssPeak / 2 ** 20).toFixed(0)} MiB, ${(perCall / 1024).toFixed(1)} kB per live call (target < 40 kB)`,
+    );
     // A. Pause 2 s + Hangup.
     const cpu0 = cpuSeconds(pid);
     const a = await sipp(
@@ -134,37 +168,6 @@ async function main() {
     console.log(
       `B. <Dial> to a sipp UAS, ${DIAL_RATE}/s, ${DIAL_SECONDS} s hold (≈${DIAL_RATE * DIAL_SECONDS} live dialogs): ` +
         `${b.successful} ok, ${b.failed} failed; post-dial delay p50 ${percentile(b.rtts, 50)} ms, p95 ${percentile(b.rtts, 95)} ms`,
-    );
-
-    // C. Held calls: RSS per live call at the peak.
-    await new Promise((r) => setTimeout(r, 3000));
-    const rss0 = rssBytes(pid);
-    const holdRate = 200;
-    const holdMs = Math.ceil(HELD / holdRate) * 1000 + 8000;
-    const c = sipp(
-      [
-        target,
-        ...base,
-        '-p',
-        String(await freePort(PEER_IP)),
-        '-s',
-        numbers.hold,
-        '-r',
-        String(holdRate),
-        '-m',
-        String(HELD),
-        '-d',
-        String(holdMs),
-      ],
-      'uac-call-timed-then-hangup.xml',
-    );
-    await new Promise((r) => setTimeout(r, holdMs - 3000));
-    const rssPeak = rssBytes(pid);
-    const cr = await c;
-    const perCall = (rssPeak - rss0) / Math.max(1, HELD);
-    console.log(
-      `C. ${HELD} held calls: ${cr.successful} ok, ${cr.failed} failed; main-process RSS ${(rss0 / 2 ** 20).toFixed(0)} → ` +
-        `${(rssPeak / 2 ** 20).toFixed(0)} MiB, ${(perCall / 1024).toFixed(1)} kB per live call (target < 40 kB)`,
     );
   } finally {
     if (uas.exitCode === null && uas.pid) process.kill(uas.pid, 'SIGTERM');

@@ -33,6 +33,7 @@ import type { IncomingNumber } from '../../store/number-store.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import type { HttpMethod, WebhookRequest, WebhookResult } from '../../webhooks/types.js';
 import type { InterpreterInput } from '../interpreter/interpreter.types.js';
+import { DEFAULT_API_VERSION } from '../interpreter/interpreter.types.js';
 import { ActorRegistry } from '../runtime.js';
 import type { CallAdmission } from './admission.js';
 import { callMachine, statusOf } from './call.machine.js';
@@ -433,24 +434,6 @@ export class CallRuntime {
         });
       return;
     }
-    if (route.kind === 'client') {
-      // Client-to-client calls run as markup `<Dial><Client>` without a document: bridge directly.
-      const record = this.newRecord({
-        sid: legId,
-        accountSid: route.accountSid,
-        from: route.from,
-        to: route.to,
-        direction: 'inbound',
-        status: CallStatus.Ringing,
-        apiVersion: '2012-04-24',
-        sipCallId: invite.callId,
-      });
-      await this.deps.calls.insert(record);
-      const session = this.newSession(record, { invite });
-      this.start(session);
-      void this.bridgeToClient(session, route.login);
-      return;
-    }
     const record = this.newRecord({
       sid: legId,
       accountSid: route.accountSid,
@@ -458,15 +441,23 @@ export class CallRuntime {
       to: route.to,
       direction: 'inbound',
       status: CallStatus.Ringing,
-      apiVersion: route.apiVersion,
-      phoneNumberSid: route.number?.sid ?? null,
+      apiVersion: route.kind === 'markup' ? route.apiVersion : DEFAULT_API_VERSION,
+      phoneNumberSid: route.kind === 'markup' ? (route.number?.sid ?? null) : null,
       callerName: invite.from.displayName ?? null,
       forwardedFrom: forwardedFrom(invite),
       sipCallId: invite.callId,
     });
     await this.deps.calls.insert(record);
-    const session = this.newSession(record, { invite, number: route.number });
+    const session = this.newSession(record, {
+      invite,
+      number: route.kind === 'markup' ? route.number : null,
+    });
     this.start(session);
+    if (route.kind === 'client') {
+      // Client to client without a VoiceUrl of its own: bridge to the dialled client directly.
+      void this.bridgeToClient(session, route.login);
+      return;
+    }
     this.deps.sip.sendProvisional(legId, 180);
     this.inOrder(session, () => this.sendNumberStatus(session, 'ringing'));
     this.runMarkup(session, {

@@ -62,14 +62,8 @@ export interface ProgressCall {
   readonly callerName: string | null;
 }
 
-/** The parameters of one call progress callback. */
-export function progressParams(
-  call: ProgressCall,
-  status: CallStatus | 'initiated',
-  sequence: number,
-  at: number,
-  durationSeconds?: number,
-): Record<string, string> {
+/** The call parameters every voice request carries (spec §Events: "all parameters of a voice request"). */
+function callParams(call: ProgressCall, status: string): Record<string, string> {
   return {
     CallSid: call.sid,
     AccountSid: call.accountSid,
@@ -80,6 +74,19 @@ export function progressParams(
     Direction: call.direction,
     ForwardedFrom: call.forwardedFrom ?? '',
     CallerName: call.callerName ?? '',
+  };
+}
+
+/** The parameters of one call progress callback. */
+export function progressParams(
+  call: ProgressCall,
+  status: CallStatus | 'initiated',
+  sequence: number,
+  at: number,
+  durationSeconds?: number,
+): Record<string, string> {
+  return {
+    ...callParams(call, status),
     CallbackSource: 'call-progress-events',
     SequenceNumber: String(sequence),
     Timestamp: rfc2822(new Date(at)),
@@ -97,16 +104,8 @@ export function numberStatusParams(
   instanceId: string,
 ): Record<string, string> {
   return {
-    CallSid: call.sid,
+    ...callParams(call, status),
     InstanceId: instanceId,
-    AccountSid: call.accountSid,
-    From: call.from,
-    To: call.to,
-    CallStatus: status,
-    ApiVersion: call.apiVersion,
-    Direction: call.direction,
-    CallerName: call.callerName ?? '',
-    ForwardedFrom: call.forwardedFrom ?? '',
     CallTimestamp: rfc2822(new Date()),
   };
 }

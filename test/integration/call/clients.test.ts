@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Baresip } from '../../support/baresip.js';
 import { API, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
 import { startSipp } from '../../support/sipp.js';
+import { until, markup as xml } from '../../support/until.js';
 import { startWebhookServer, type WebhookServer } from '../../support/webhook-server.js';
 
 let ts: TestServer;
@@ -16,21 +17,6 @@ let hooks: WebhookServer;
 let owner: { sid: string; creds: Credentials };
 let phone: Baresip;
 let target: string;
-
-const xml = (body: string) => ({
-  status: 200,
-  headers: { 'Content-Type': 'text/xml' },
-  body: `<?xml version="1.0"?><Response>${body}</Response>`,
-});
-
-async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 beforeAll(async () => {
   ts = await startTestServer({ label: 'clientcalls' });

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
 import { runSipp, startSipp } from '../../support/sipp.js';
+import { until, markup as xml } from '../../support/until.js';
 import { startWebhookServer, type WebhookServer } from '../../support/webhook-server.js';
 
 let ts: TestServer;
@@ -15,12 +16,6 @@ let hooks: WebhookServer;
 let owner: { sid: string; creds: Credentials };
 let target: string;
 let numberSeq = 100;
-
-const xml = (body: string) => ({
-  status: 200,
-  headers: { 'Content-Type': 'text/xml' },
-  body: `<?xml version="1.0"?><Response>${body}</Response>`,
-});
 
 beforeAll(async () => {
   ts = await startTestServer({ label: 'inbound' });
@@ -54,15 +49,6 @@ async function numberFor(
 
 const formsTo = (path: string) =>
   hooks.requestsTo(path).map((r) => new URLSearchParams(r.rawBody.toString()));
-
-async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function lastCall(to: string) {
   const r = await ts.request('GET', `${API}/Accounts/${owner.sid}/Calls.json?To=${encodeURIComponent(to)}`, {

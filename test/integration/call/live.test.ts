@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
 import { runSipp, startSipp } from '../../support/sipp.js';
+import { until, markup as xml } from '../../support/until.js';
 import { startWebhookServer, type WebhookServer } from '../../support/webhook-server.js';
 
 let ts: TestServer;
@@ -13,13 +14,6 @@ let hooks: WebhookServer;
 let owner: { sid: string; creds: Credentials };
 let target: string;
 let seq = 100;
-
-const xml = (body: string, delayMs = 0) => ({
-  status: 200,
-  headers: { 'Content-Type': 'text/xml' },
-  body: `<?xml version="1.0"?><Response>${body}</Response>`,
-  delayMs,
-});
 
 beforeAll(async () => {
   ts = await startTestServer({ label: 'livecalls' });
@@ -45,15 +39,6 @@ async function numberFor(path: string, extra: Record<string, string> = {}): Prom
   });
   expect(r.status).toBe(201);
   return number;
-}
-
-async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const callsTo = async (to: string) =>

@@ -9,6 +9,7 @@ import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
 import { startSipp } from '../../support/sipp.js';
+import { until } from '../../support/until.js';
 import { startWebhookServer, type WebhookServer } from '../../support/webhook-server.js';
 
 let ts: TestServer;
@@ -41,15 +42,6 @@ afterAll(async () => {
 });
 
 const calls = () => `${API}/Accounts/${owner.sid}/Calls`;
-
-async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const getCall = async (sid: string) =>
   (await ts.request('GET', `${calls()}/${sid}.json`, { auth: owner.creds })).json;

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Baresip } from '../../support/baresip.js';
 import { API, startTestServer, type TestServer } from '../../support/server.js';
+import { until } from '../../support/until.js';
 
 let ts: TestServer;
 let phone: Baresip | null = null;
@@ -17,15 +18,6 @@ afterAll(async () => {
   await phone?.stop();
   await ts?.dispose();
 });
-
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('baresip', () => {
   it('registers, stays registered across refreshes, and unregisters on quit', async () => {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../support/server.js';
 import { startSipp } from '../../support/sipp.js';
+import { until } from '../../support/until.js';
 
 let ts: TestServer;
 const base = () => `/2012-04-24/Accounts/${ts.admin.sid}/Management/Gateways`;
@@ -17,15 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await ts?.dispose();
 });
-
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('gateway registration', () => {
   it('registers with digest, refreshes before expiry, recovers from a registrar failure, unregisters on delete', async () => {

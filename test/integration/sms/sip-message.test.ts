@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
 import { freePort, runSipp, startSipp } from '../../support/sipp.js';
+import { until } from '../../support/until.js';
 import { startWebhookServer, type WebhookServer } from '../../support/webhook-server.js';
 
 let ts: TestServer;
@@ -33,15 +34,6 @@ afterAll(async () => {
   await hooks?.close();
   await ts?.dispose();
 });
-
-async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('SMS over SIP MESSAGE', () => {
   it('an SMS to client:dave reaches the registered client as a SIP MESSAGE', async () => {
