@@ -72,6 +72,10 @@ export interface EngineLoadReport {
   readonly tickLateP50Ms: number;
   readonly tickLateP99Ms: number;
   readonly tickLateMaxMs: number;
+  /** Time spent inside one tick (every endpoint's work), percentiles over the window. */
+  readonly tickWorkP50Ms: number;
+  readonly tickWorkP99Ms: number;
+  readonly tickWorkMaxMs: number;
   readonly cpuPercent: number;
   readonly rssBytes: number;
   readonly ticks: number;
