@@ -49,7 +49,8 @@ export class Recorder {
    * Frames per spool write: about a second, jittered per recording so that recordings started on
    * the same tick (a benchmark, a conference) do not all flush on the same tick.
    */
-  private readonly flushFrames = MEDIA.RECORD_FLUSH_FRAMES + Math.floor(Math.random() * MEDIA.RECORD_FLUSH_FRAMES);
+  private readonly flushFrames =
+    MEDIA.RECORD_FLUSH_FRAMES + Math.floor(Math.random() * MEDIA.RECORD_FLUSH_FRAMES);
   readonly path: string;
 
   constructor(
