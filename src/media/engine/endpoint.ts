@@ -90,6 +90,8 @@ export class Endpoint {
   waitMusic: PlayOp | null = null;
   bridgePeer: Endpoint | null = null;
   room: string | null = null;
+  /** Beep the room when this participant leaves (it asked for a beep on join). */
+  roomBeep = false;
   digitBuffer = '';
 
   constructor(

@@ -50,6 +50,9 @@ interface Room {
 export class Engine {
   private readonly endpoints = new Map<string, Endpoint>();
   private readonly creating = new Set<string>();
+  /** Released while their socket was still being bound: closed as soon as the bind completes. */
+  private readonly cancelled = new Set<string>();
+  private lastTickError = 0;
   private readonly rooms = new Map<string, Room>();
   private readonly load = new LoadWindow();
   private readonly clock: Clock;
@@ -223,6 +226,11 @@ export class Engine {
     this.creating.add(id);
     const bound = await this.bindPort();
     this.creating.delete(id);
+    if (this.cancelled.delete(id)) {
+      bound?.socket.close();
+      this.emit({ type: 'media.released', endpointId: id });
+      return;
+    }
     if (!bound) {
       this.emit({
         type: 'media.endpointFailed',
@@ -301,6 +309,10 @@ export class Engine {
 
   private release(id: string): void {
     const ep = this.endpoints.get(id);
+    if (!ep && this.creating.has(id)) {
+      this.cancelled.add(id);
+      return;
+    }
     if (!ep) {
       this.emit({ type: 'media.released', endpointId: id });
       return;
@@ -579,6 +591,7 @@ export class Engine {
     }
     room.members.add(ep);
     ep.room = opts.room;
+    ep.roomBeep = opts.beep ?? false;
     if (opts.muted !== undefined) ep.muted = opts.muted;
     if (opts.beep) room.beep = { pcm: this.roomBeepTone, pos: 0 };
     if (opts.waitMusic) {
@@ -613,7 +626,7 @@ export class Engine {
       room.contributed.delete(ep);
       left = room.members.size;
       if (left === 0) this.rooms.delete(name);
-      else room.beep = { pcm: this.roomBeepTone, pos: 0 };
+      else if (ep.roomBeep) room.beep = { pcm: this.roomBeepTone, pos: 0 };
     }
     this.emit({ type: 'media.conferenceLeft', endpointId: ep.id, room: name, participants: left });
   }
@@ -650,7 +663,20 @@ export class Engine {
 
   // ---------------------------------------------------------------- the clock
 
+  /** One clock tick; a bug here is logged (at most once a second) rather than stopping the clock. */
   private tick(lateMs: number): void {
+    try {
+      this.runTick(lateMs);
+    } catch (err) {
+      const now = Date.now();
+      if (now - this.lastTickError > 1000) {
+        this.lastTickError = now;
+        this.logger.error({ err }, 'media tick failed');
+      }
+    }
+  }
+
+  private runTick(lateMs: number): void {
     const now = performance.now();
     const late = lateMs > LATE_TICK_MS;
     for (const ep of this.endpoints.values()) {

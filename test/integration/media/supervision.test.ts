@@ -57,6 +57,27 @@ describe('engine supervision', () => {
     }
   });
 
+  it('a release that overtakes the create leaves nothing behind, and the id can be reused', async () => {
+    t.engine.createEndpoint('race');
+    t.engine.release('race');
+    await t.log.waitFor('media.released', (e) => e.endpointId === 'race');
+    // The release was queued behind the create's port bind: the endpoint never became ready.
+    expect(
+      t.log.count(
+        'media.endpointReady',
+        (e) => e.type === 'media.endpointReady' && e.endpoint.endpointId === 'race',
+      ),
+    ).toBe(0);
+    expect(await t.engine.stats('race')).toBeNull();
+    const ep = await t.endpoint('race');
+    expect(ep.endpointId).toBe('race');
+    t.engine.createEndpoint('race');
+    expect((await t.log.waitFor('media.endpointFailed', (e) => e.endpointId === 'race')).reason).toBe(
+      'exists',
+    );
+    t.engine.release('race');
+  });
+
   it('close() releases every endpoint with its events and refuses later commands', async () => {
     const local = await startEngine();
     await local.endpoint('cl-1');
