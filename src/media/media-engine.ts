@@ -37,6 +37,7 @@ export interface MediaSettings {
   readonly maxDownloadBytes: number;
 }
 
+/** Construction options of `MediaEngine`. */
 export interface MediaEngineOptions {
   readonly media: MediaSettings;
   readonly storage: RecordingStorage;
@@ -70,6 +71,7 @@ interface PendingOp {
 
 const ENTRY = new URL('./engine/entry.ts', import.meta.url);
 
+/** The media port over a supervised engine process (see the file header). */
 export class MediaEngine implements MediaPort {
   private child: ChildProcess | null = null;
   private ready = false;

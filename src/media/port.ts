@@ -32,6 +32,7 @@ export type PlaySource =
   | { readonly kind: 'silence'; readonly ms: number }
   | { readonly kind: 'tone'; readonly frequencyHz: number; readonly ms: number };
 
+/** Options of `play` (TwiML Play/Say `loop`; Gather-nested prompts are interruptible). */
 export interface PlayOptions {
   /** Times to play the source; 0 = until stopped (Twilio `loop="0"`). Default 1. */
   readonly loop?: number;
@@ -39,6 +40,7 @@ export interface PlayOptions {
   readonly interruptOnDtmf?: boolean;
 }
 
+/** Options of `collect` (TwiML Gather `timeout`, `finishOnKey`, `numDigits`). */
 export interface CollectOptions {
   /** Seconds to wait for the next digit (Gather `timeout`, default 5). */
   readonly timeoutSeconds: number;
@@ -48,6 +50,7 @@ export interface CollectOptions {
   readonly numDigits?: number;
 }
 
+/** Options of `record` (TwiML Record). */
 export interface RecordOptions {
   /** Recording sid (`RE…`): the WAV is written through the recording-storage port under this sid. */
   readonly recordingSid: string;
@@ -61,6 +64,7 @@ export interface RecordOptions {
   readonly playBeep: boolean;
 }
 
+/** Options of `conferenceJoin` (TwiML Conference `muted`, `beep`, `waitUrl`). */
 export interface ConferenceJoinOptions {
   /** Mixer name, scoped per account by the caller (e.g. `AC…:room`). */
   readonly room: string;
@@ -80,6 +84,7 @@ export interface EndpointInfo {
   readonly sdp: string;
 }
 
+/** Per-endpoint counters since the endpoint was created. */
 export interface EndpointStats {
   readonly endpointId: string;
   readonly packetsIn: number;
@@ -94,6 +99,7 @@ export interface EndpointStats {
   readonly packetsIgnored: number;
 }
 
+/** Engine-wide load, for the supervisor metrics. */
 export interface EngineLoad {
   readonly endpoints: number;
   /** Tick lateness percentiles over the last reporting window, milliseconds. */
@@ -183,6 +189,7 @@ export type MediaEvent =
   | { readonly type: 'media.endpointLost'; readonly endpointId: string; readonly reason: string }
   | { readonly type: 'media.released'; readonly endpointId: string };
 
+/** The media port (see the file header for its guarantees). */
 export interface MediaPort {
   /**
    * Creates an RTP endpoint. With `remoteSdp` (an offer) the engine answers it; without, it makes

@@ -18,6 +18,7 @@ export function digitToEvent(digit: string): number | null {
   return i < 0 || digit.length !== 1 ? null : i;
 }
 
+/** One telephone-event payload (RFC 4733 §2.3): event code, E bit, volume, duration in timestamp units. */
 export interface TelephoneEvent {
   readonly event: number;
   readonly end: boolean;

@@ -26,6 +26,7 @@ export interface PlayOp {
   loopsLeft: number;
 }
 
+/** A running DTMF collect (Gather). */
 export interface CollectOp {
   readonly opId: string;
   readonly timeoutMs: number;
@@ -36,6 +37,7 @@ export interface CollectOp {
   lastActivity: number;
 }
 
+/** A running record: `beep` while its beep plays, then `recording`. */
 export interface RecordOp {
   readonly opId: string;
   readonly recorder: Recorder;
@@ -49,6 +51,7 @@ export interface BeepOp {
   readonly onDone: () => void;
 }
 
+/** One RTP endpoint and the operations running on it. */
 export class Endpoint {
   /** Negotiated far end, null until an SDP has been applied. */
   remote: RemoteMedia | null = null;

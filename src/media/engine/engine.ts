@@ -47,6 +47,7 @@ interface Room {
   beep: { pcm: Int16Array; pos: number } | null;
 }
 
+/** The engine: commands in, events out, one clock (see the file header). */
 export class Engine {
   private readonly endpoints = new Map<string, Endpoint>();
   private readonly creating = new Set<string>();

@@ -12,6 +12,7 @@ import { MEDIA } from './constants.js';
 import { rms } from './pcm.js';
 import { pcmToBytes, wavHeader } from './wav.js';
 
+/** Why a recording ended (the `reason` of `media.recordDone`). */
 export type RecordEnd = 'finish-key' | 'silence' | 'max-length' | 'stopped' | 'released';
 
 /**
@@ -33,6 +34,7 @@ function recycle(frames: Int16Array[]): void {
   for (const f of frames) if (pool.length < POOL_MAX && f.length === MEDIA.FRAME_SAMPLES) pool.push(f);
 }
 
+/** One running recording: frames in, a spool WAV out (see the file header). */
 export class Recorder {
   /** Samples committed to the recording (spooled or pending). */
   private committed = 0;

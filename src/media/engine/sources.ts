@@ -16,6 +16,7 @@ import { synthesize } from './tts.js';
 import { UrlCache } from './url-cache.js';
 import { readEngineWav } from './wav.js';
 
+/** Cache locations and limits for `SourceLoader`. */
 export interface SourceLoaderOptions {
   readonly cacheDir: string;
   readonly cacheMaxBytes: number;
@@ -24,6 +25,7 @@ export interface SourceLoaderOptions {
   readonly memoryBytes?: number;
 }
 
+/** Loads play sources into 8 kHz PCM off the clock (see the file header). */
 export class SourceLoader {
   private readonly memory = new Map<string, Int16Array>();
   private memoryBytes = 0;

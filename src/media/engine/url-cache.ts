@@ -23,6 +23,7 @@ interface Entry {
   lastUsed: number;
 }
 
+/** Directory, byte bounds and logger of a `UrlCache`. */
 export interface UrlCacheOptions {
   readonly dir: string;
   readonly maxBytes: number;
@@ -48,6 +49,7 @@ export function sniffAudioType(head: Uint8Array, contentType: string | null): st
   return null;
 }
 
+/** Downloads, converts and caches Play URLs (see the file header). */
 export class UrlCache {
   private readonly entries = new Map<string, Entry>();
   private readonly inflight = new Map<string, Promise<string>>();
