@@ -118,7 +118,7 @@ export type MediaEvent =
   | {
       readonly type: 'media.endpointFailed';
       readonly endpointId: string;
-      /** `no-common-codec`, `bad-sdp`, `no-port`, `exists` (id in use), `no-such-endpoint`. */
+      /** `no-common-codec`, `bad-sdp`, `no-port`, `exists` (id in use), `no-such-endpoint`, `engine-down` (closed). */
       readonly reason: string;
       readonly message: string;
     }
