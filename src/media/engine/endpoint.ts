@@ -44,6 +44,25 @@ export interface RecordOp {
   state: 'beep' | 'recording';
 }
 
+/** Copies the next frame of `op` into `out` (looping as asked); false once the play has nothing left. */
+export function playFrame(op: PlayOp, out: Int16Array): boolean {
+  const pcm = op.pcm!;
+  let filled = 0;
+  while (filled < out.length) {
+    if (op.pos >= pcm.length) {
+      op.loopsLeft--;
+      if (op.loopsLeft <= 0 || pcm.length === 0) break;
+      op.pos = 0;
+    }
+    const n = Math.min(out.length - filled, pcm.length - op.pos);
+    out.set(pcm.subarray(op.pos, op.pos + n), filled);
+    op.pos += n;
+    filled += n;
+  }
+  out.fill(0, filled);
+  return filled > 0;
+}
+
 /** A short sound that overrides every other output (the beep before Record). */
 export interface BeepOp {
   readonly pcm: Int16Array;

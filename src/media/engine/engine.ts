@@ -24,11 +24,12 @@ import type {
   RecordOptions,
 } from '../port.js';
 import { Clock, LoadWindow } from './clock.js';
+import { Room } from './conference.js';
 import { MEDIA } from './constants.js';
-import { Endpoint, type Endpoint as EndpointT, type PlayOp } from './endpoint.js';
+import { Endpoint, type PlayOp, playFrame } from './endpoint.js';
 import { PlayError } from './errors.js';
 import { CODEC_PT } from './g711.js';
-import { clamp16, tone } from './pcm.js';
+import { tone } from './pcm.js';
 import { type RecordEnd, Recorder } from './recorder.js';
 import { answerDirection, buildSdp, negotiate } from './sdp.js';
 import { SourceLoader } from './sources.js';
@@ -36,16 +37,6 @@ import { SourceLoader } from './sources.js';
 const ALL_CODECS: readonly Codec[] = ['PCMU', 'PCMA'];
 const SILENCE = new Int16Array(MEDIA.FRAME_SAMPLES);
 const LATE_TICK_MS = 5;
-
-interface Room {
-  readonly name: string;
-  readonly members: Set<EndpointT>;
-  readonly mix: Int32Array;
-  /** Members whose input is part of `mix` this tick. */
-  readonly contributed: Set<EndpointT>;
-  readonly out: Int16Array;
-  beep: { pcm: Int16Array; pos: number } | null;
-}
 
 /** The engine: commands in, events out, one clock (see the file header). */
 export class Engine {
@@ -403,25 +394,6 @@ export class Engine {
     if (ep.collect) ep.collect.lastActivity = performance.now();
   }
 
-  /** Copies the next frame of `op` into `out`; returns false when the play has finished. */
-  private playFrame(op: PlayOp, out: Int16Array): boolean {
-    const pcm = op.pcm!;
-    let filled = 0;
-    while (filled < out.length) {
-      if (op.pos >= pcm.length) {
-        op.loopsLeft--;
-        if (op.loopsLeft <= 0 || pcm.length === 0) break;
-        op.pos = 0;
-      }
-      const n = Math.min(out.length - filled, pcm.length - op.pos);
-      out.set(pcm.subarray(op.pos, op.pos + n), filled);
-      op.pos += n;
-      filled += n;
-    }
-    out.fill(0, filled);
-    return filled > 0;
-  }
-
   private collect(id: string, opId: string, opts: CollectOptions): void {
     const ep = this.endpoints.get(id);
     if (!ep) {
@@ -580,21 +552,14 @@ export class Engine {
     if (ep.room) this.leave(ep);
     let room = this.rooms.get(opts.room);
     if (!room) {
-      room = {
-        name: opts.room,
-        members: new Set(),
-        mix: new Int32Array(MEDIA.FRAME_SAMPLES),
-        contributed: new Set(),
-        out: new Int16Array(MEDIA.FRAME_SAMPLES),
-        beep: null,
-      };
+      room = new Room(opts.room);
       this.rooms.set(opts.room, room);
     }
-    room.members.add(ep);
+    room.add(ep);
     ep.room = opts.room;
     ep.roomBeep = opts.beep ?? false;
     if (opts.muted !== undefined) ep.muted = opts.muted;
-    if (opts.beep) room.beep = { pcm: this.roomBeepTone, pos: 0 };
+    if (opts.beep) room.beep(this.roomBeepTone);
     if (opts.waitMusic) {
       const op: PlayOp = {
         opId: `${id}:wait`,
@@ -623,43 +588,12 @@ export class Engine {
     ep.waitMusic = null;
     let left = 0;
     if (room) {
-      room.members.delete(ep);
-      room.contributed.delete(ep);
+      room.remove(ep);
       left = room.members.size;
       if (left === 0) this.rooms.delete(name);
-      else if (ep.roomBeep) room.beep = { pcm: this.roomBeepTone, pos: 0 };
+      else if (ep.roomBeep) room.beep(this.roomBeepTone);
     }
     this.emit({ type: 'media.conferenceLeft', endpointId: ep.id, room: name, participants: left });
-  }
-
-  private mixRoom(room: Room): void {
-    const mix = room.mix;
-    mix.fill(0);
-    room.contributed.clear();
-    for (const m of room.members) {
-      if (m.muted || !m.hasInput) continue;
-      room.contributed.add(m);
-      const f = m.inFrame;
-      for (let i = 0; i < mix.length; i++) mix[i] = mix[i]! + f[i]!;
-    }
-    if (room.beep) {
-      const b = room.beep;
-      const n = Math.min(mix.length, b.pcm.length - b.pos);
-      for (let i = 0; i < n; i++) mix[i] = mix[i]! + b.pcm[b.pos + i]!;
-      b.pos += n;
-      if (b.pos >= b.pcm.length) room.beep = null;
-    }
-  }
-
-  /** What `ep` hears in its room: everyone else's input (not its own), or wait music when alone. */
-  private roomFrame(ep: Endpoint, room: Room, out: Int16Array): Int16Array | null {
-    if (room.members.size === 1 && ep.waitMusic?.pcm) {
-      return this.playFrame(ep.waitMusic, out) ? out : null;
-    }
-    const mine = room.contributed.has(ep) ? ep.inFrame : null;
-    const mix = room.mix;
-    for (let i = 0; i < out.length; i++) out[i] = clamp16(mine ? mix[i]! - mine[i]! : mix[i]!);
-    return out;
   }
 
   // ---------------------------------------------------------------- the clock
@@ -694,7 +628,7 @@ export class Engine {
         else if (now - c.lastActivity >= c.timeoutMs) this.endCollect(ep, 'timeout');
       }
     }
-    for (const room of this.rooms.values()) this.mixRoom(room);
+    for (const room of this.rooms.values()) room.mixTick();
     const out = this.frame;
     for (const ep of this.endpoints.values()) ep.send(this.output(ep, out), SILENCE);
   }
@@ -715,7 +649,7 @@ export class Engine {
     const play = ep.play;
     if (play) {
       if (!play.pcm) return null;
-      const more = this.playFrame(play, out);
+      const more = playFrame(play, out);
       if (play.loopsLeft <= 0 || play.pcm.length === 0 || (!more && play.pos >= play.pcm.length)) {
         this.endPlay(ep, 'completed');
       }
@@ -725,7 +659,7 @@ export class Engine {
     if (peer) return peer.hasInput && !peer.muted ? peer.inFrame : null;
     if (ep.room) {
       const room = this.rooms.get(ep.room);
-      if (room) return this.roomFrame(ep, room, out);
+      if (room) return room.hear(ep, out);
     }
     return null;
   }
