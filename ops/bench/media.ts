@@ -242,9 +242,9 @@ for (const n of steps) {
 }
 
 process.stdout.write(
-  '\n| N | CPU % of one core | per endpoint | tick late p50 / p99 / max (ms) | loss in / out | pps out per endpoint | RSS |\n',
+  '\n| N | CPU % of one core | per endpoint | tick late p50 / p99 / max (ms) | tick work p50 / p99 (ms) | loss in / out | pps out per endpoint | RSS | CPU pressure |\n',
 );
-process.stdout.write('| --- | --- | --- | --- | --- | --- | --- |\n');
+process.stdout.write('| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n');
 for (const r of rows) {
   process.stdout.write(
     `| ${r.endpoints} | ${r.cpuPercent} | ${r.cpuPerEndpoint} % | ${r.lateP50Ms} / ${r.lateP99Ms} / ${r.lateMaxMs} | ${r.tickWorkP50Ms} / ${r.tickWorkP99Ms} | ${r.lossInPercent} % / ${r.lossOutPercent} % | ${r.ppsOutPerEndpoint} | ${r.rssMB} MB | ${r.cpuPressure} % |\n`,
