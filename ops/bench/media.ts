@@ -5,6 +5,8 @@
  *
  *   npm run bench:media      (BENCH_STEPS=50,100,150,200,250,300,400,500 BENCH_SECONDS=10 BENCH_WARMUP=2)
  *
+ * Peers send in 4 phases 5 ms apart, as independent phones would (BENCH_PHASES=1: one burst).
+ *
  * Per N it prints: engine CPU (% of one core) and per endpoint, tick lateness p50/p99/max, packet
  * loss both ways (from RTP sequence numbers), engine RSS, recordings stored. Target: ≥ 250
  * endpoints with p99 lateness < 5 ms and 0 loss.
@@ -66,10 +68,16 @@ function peerSdp(port: number): string {
   return `v=0\r\no=bench 1 1 IN IP4 ${PEER_IP}\r\ns=-\r\nc=IN IP4 ${PEER_IP}\r\nt=0 0\r\nm=audio ${port} RTP/AVP 0 101\r\na=rtpmap:0 PCMU/8000\r\na=rtpmap:101 telephone-event/8000\r\na=sendrecv\r\n`;
 }
 
-/** The load generator: every peer sends one 20 ms PCMU packet per tick to its endpoint. */
+/**
+ * The load generator: every peer sends one 20 ms PCMU packet per 20 ms to its endpoint. Real
+ * phones are not synchronised, so the peers are split into PHASES groups sending 20/PHASES ms
+ * apart (BENCH_PHASES=1 sends every packet in one burst, the worst case for the engine).
+ */
+const PHASES = Number(process.env.BENCH_PHASES ?? 4);
 class Generator {
   private timer: NodeJS.Timeout | null = null;
   private readonly frames: Uint8Array[];
+  /** Sub-ticks run (PHASES per 20 ms). */
   private n = 0;
   private start = 0;
   targets = new Map<Peer, { address: string; port: number }>();
@@ -83,11 +91,15 @@ class Generator {
 
   run(): void {
     this.start = performance.now();
+    const sub = 20 / PHASES;
+    const peers = [...this.targets];
     const step = (): void => {
-      const due = Math.floor((performance.now() - this.start) / 20) + 1;
+      const due = Math.floor((performance.now() - this.start) / sub) + 1;
       while (this.n < due) {
-        const frame = this.frames[this.n % this.frames.length]!;
-        for (const [peer, to] of this.targets) {
+        const phase = this.n % PHASES;
+        const frame = this.frames[Math.floor(this.n / PHASES) % this.frames.length]!;
+        for (let i = phase; i < peers.length; i += PHASES) {
+          const [peer, to] = peers[i]!;
           peer.socket.send(buildRtp(0, peer.outSeq, peer.ts, peer.ssrc, frame), to.port, to.address);
           peer.outSeq = (peer.outSeq + 1) & 0xffff;
           peer.ts = (peer.ts + 160) >>> 0;
@@ -95,7 +107,7 @@ class Generator {
         }
         this.n++;
       }
-      this.timer = setTimeout(step, Math.max(0, this.start + this.n * 20 - performance.now()));
+      this.timer = setTimeout(step, Math.max(0, this.start + this.n * sub - performance.now()));
     };
     step();
   }
