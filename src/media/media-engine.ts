@@ -169,6 +169,11 @@ export class MediaEngine implements MediaPort {
 
   /** Every operation in flight ends, then every endpoint is reported lost. */
   private failInFlight(reason: string): void {
+    // Commands queued for the engine that just died are answered here, so that none of them
+    // reaches the next engine and produces a second terminal event.
+    const queued = this.queue;
+    this.queue = [];
+    for (const cmd of queued) this.refuse(cmd, reason);
     for (const [opId, op] of this.ops) {
       if (op.storing) continue;
       this.ops.delete(opId);
@@ -303,10 +308,17 @@ export class MediaEngine implements MediaPort {
   }
 
   /** Terminal events for commands issued after close (the contract: commands never throw). */
-  private refuse(cmd: EngineCommand): void {
-    const message = 'media engine closed';
+  private refuse(cmd: EngineCommand, message = 'media engine closed'): void {
     switch (cmd.op) {
       case 'create':
+        this.endpoints.delete(cmd.endpointId);
+        this.dispatch({
+          type: 'media.endpointFailed',
+          endpointId: cmd.endpointId,
+          reason: 'engine-down',
+          message,
+        });
+        return;
       case 'applySdp':
         this.dispatch({
           type: 'media.endpointFailed',
@@ -346,6 +358,7 @@ export class MediaEngine implements MediaPort {
         });
         return;
       case 'release':
+        this.endpoints.delete(cmd.endpointId);
         this.dispatch({ type: 'media.released', endpointId: cmd.endpointId });
         return;
       default:
