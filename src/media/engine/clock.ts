@@ -81,11 +81,13 @@ export class Clock {
     private readonly onTick: (lateMs: number) => void,
     private readonly load: LoadWindow,
     private readonly periodMs: number = MEDIA.TICK_MS,
+    /** Time source (tests inject one to simulate stalls). */
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   start(): void {
     if (this.timer) return;
-    this.next = performance.now() + this.periodMs;
+    this.next = this.now() + this.periodMs;
     this.schedule();
   }
 
@@ -95,22 +97,22 @@ export class Clock {
   }
 
   private schedule(): void {
-    const delay = Math.max(0, Math.floor(this.next - performance.now()));
+    const delay = Math.max(0, Math.floor(this.next - this.now()));
     this.timer = setTimeout(() => this.fire(), delay);
   }
 
   private fire(): void {
-    let now = performance.now();
+    let now = this.now();
     // Node may wake up to 1 ms early (ms truncation); run the tick then rather than spin.
     let ran = 0;
     while (now >= this.next - 1) {
       const late = now - this.next;
       this.tickCount++;
       this.onTick(late);
-      this.load.add(late, performance.now() - now);
+      this.load.add(late, this.now() - now);
       this.next += this.periodMs;
       ran++;
-      now = performance.now();
+      now = this.now();
       if (ran >= MEDIA.MAX_CATCH_UP_TICKS && now >= this.next) {
         const missed = Math.floor((now - this.next) / this.periodMs) + 1;
         this.load.addSkipped(missed);
