@@ -21,6 +21,8 @@ export interface EngineSettings {
   readonly cacheDir: string;
   readonly cacheMaxBytes: number;
   readonly maxDownloadBytes: number;
+  /** Play URLs to loopback and private addresses are refused too (metadata addresses always are). */
+  readonly blockPrivateUrls: boolean;
   /** Where recordings are written while they run (handed to the main process when done). */
   readonly spoolDir: string;
   readonly logLevel: string;

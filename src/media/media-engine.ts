@@ -42,6 +42,12 @@ export interface MediaEngineOptions {
   readonly media: MediaSettings;
   readonly storage: RecordingStorage;
   readonly logger: Logger;
+  /**
+   * Refuse Play URLs that resolve to loopback or private addresses (pass
+   * `config.webhooks.blockPrivate`, `WEBHOOK_BLOCK_PRIVATE`); link-local/metadata addresses are
+   * always refused. Default false.
+   */
+  readonly blockPrivateUrls?: boolean;
   /** Engine log level (default: the logger's level). */
   readonly engineLogLevel?: string;
   /** Spool directory for running recordings (default `<cacheDir>/spool`). */
@@ -121,6 +127,7 @@ export class MediaEngine implements MediaPort {
     const settings: EngineSettings = {
       ...this.o.media,
       spoolDir: this.o.spoolDir ?? join(this.o.media.cacheDir, 'spool'),
+      blockPrivateUrls: this.o.blockPrivateUrls ?? false,
       logLevel: this.o.engineLogLevel ?? this.o.logger.level,
     };
     const child = fork(ENTRY, [], {

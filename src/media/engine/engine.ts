@@ -66,6 +66,7 @@ export class Engine {
       cacheMaxBytes: settings.cacheMaxBytes,
       maxDownloadBytes: settings.maxDownloadBytes,
       logger,
+      blockPrivate: settings.blockPrivateUrls,
     });
     this.clock = new Clock((late) => this.tick(late), this.load);
   }

@@ -23,6 +23,8 @@ export interface SourceLoaderOptions {
   readonly maxDownloadBytes: number;
   readonly logger: Logger;
   readonly memoryBytes?: number;
+  /** Play URLs to loopback/private addresses are refused too (SSRF policy). */
+  readonly blockPrivate: boolean;
 }
 
 /** Loads play sources into 8 kHz PCM off the clock (see the file header). */
@@ -38,6 +40,7 @@ export class SourceLoader {
       maxBytes: o.cacheMaxBytes,
       maxDownloadBytes: o.maxDownloadBytes,
       logger: o.logger,
+      blockPrivate: o.blockPrivate,
     });
   }
 

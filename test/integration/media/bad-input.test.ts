@@ -33,6 +33,9 @@ describe('bad input', () => {
             .writeHead(200, { 'content-type': 'audio/wav', etag: '"v1"', 'content-length': wav.length })
             .end(wav);
           return;
+        case '/to-metadata':
+          res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+          return;
         case '/page.html':
           res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>not audio</body></html>');
           return;
@@ -204,6 +207,38 @@ describe('bad input', () => {
     } finally {
       sink.close();
       t.engine.release('url-ok');
+    }
+  });
+
+  it('refuses Play URLs the SSRF policy forbids, also behind a redirect', async () => {
+    await t.endpoint('ssrf');
+    const cases = [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://metadata.google.internal/computeMetadata/v1/',
+      `${base}/to-metadata`,
+    ];
+    for (const [i, url] of cases.entries()) {
+      const t0 = performance.now();
+      t.engine.play('ssrf', `op-ssrf-${i}`, { kind: 'url', url });
+      const failed = await t.log.waitFor('media.playFailed', (e) => e.opId === `op-ssrf-${i}`, 3000);
+      expect(failed.reason, url).toBe('fetch-failed');
+      expect(failed.message, url).toContain('URL policy');
+      expect(performance.now() - t0).toBeLessThan(1000);
+    }
+    t.engine.release('ssrf');
+
+    // With private addresses blocked (WEBHOOK_BLOCK_PRIVATE), loopback is refused too, by IP or by name.
+    const strict = await startEngine({ blockPrivateUrls: true });
+    try {
+      await strict.endpoint('strict');
+      const port = new URL(base).port;
+      for (const [i, url] of [`${base}/prompt.wav`, `http://localhost:${port}/prompt.wav`].entries()) {
+        strict.engine.play('strict', `op-strict-${i}`, { kind: 'url', url });
+        const failed = await strict.log.waitFor('media.playFailed', (e) => e.opId === `op-strict-${i}`, 3000);
+        expect(failed.message, url).toContain('URL policy');
+      }
+    } finally {
+      await strict.close();
     }
   });
 

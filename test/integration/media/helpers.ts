@@ -72,7 +72,7 @@ let portBlock = 0;
 
 /** Starts an engine on 127.0.0.1 with a private RTP port range. */
 export async function startEngine(
-  o: { maxDownloadBytes?: number; cacheMaxBytes?: number } = {},
+  o: { maxDownloadBytes?: number; cacheMaxBytes?: number; blockPrivateUrls?: boolean } = {},
 ): Promise<TestEngine> {
   const root = await mkdtemp(join(tmpdir(), 'media-test-'));
   const cacheDir = join(root, 'cache');
@@ -90,6 +90,7 @@ export async function startEngine(
       maxDownloadBytes: o.maxDownloadBytes ?? 5 * 1024 * 1024,
     },
     storage,
+    blockPrivateUrls: o.blockPrivateUrls ?? false,
     logger: pino({ level: process.env.LOG_LEVEL ?? 'silent' }),
     engineLogLevel: process.env.LOG_LEVEL ?? 'error',
   });

@@ -61,6 +61,7 @@ describe('UrlCache', () => {
       maxBytes: 10 ** 7,
       maxDownloadBytes: 10 ** 6,
       logger: pino({ level: 'silent' }),
+      blockPrivate: false,
     });
     const first = await cache.get(`${base}/lm.wav`);
     const again = await cache.get(`${base}/lm.wav`);
@@ -81,6 +82,7 @@ describe('UrlCache', () => {
       maxBytes: 40_000,
       maxDownloadBytes: 10 ** 6,
       logger: pino({ level: 'silent' }),
+      blockPrivate: false,
     });
     const a = await cache.get(`${base}/a1.wav`);
     await cache.get(`${base}/b2.wav`);
@@ -100,6 +102,7 @@ describe('UrlCache', () => {
       maxBytes: 40_000,
       maxDownloadBytes: 10 ** 6,
       logger: pino({ level: 'silent' }),
+      blockPrivate: false,
     });
     const before = requests.length;
     await warm.get(`${base}/a1.wav`);
