@@ -23,6 +23,8 @@ export interface EngineSettings {
   readonly maxDownloadBytes: number;
   /** Play URLs to loopback and private addresses are refused too (metadata addresses always are). */
   readonly blockPrivateUrls: boolean;
+  /** Total time allowed to download a Play URL (default 10 s). */
+  readonly urlTimeoutMs?: number;
   /** Where recordings are written while they run (handed to the main process when done). */
   readonly spoolDir: string;
   readonly logLevel: string;

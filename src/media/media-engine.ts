@@ -48,6 +48,8 @@ export interface MediaEngineOptions {
    * always refused. Default false.
    */
   readonly blockPrivateUrls?: boolean;
+  /** Total time allowed to fetch a Play URL, headers and body (default 10 000 ms). */
+  readonly urlTimeoutMs?: number;
   /** Engine log level (default: the logger's level). */
   readonly engineLogLevel?: string;
   /** Spool directory for running recordings (default `<cacheDir>/spool`). */
@@ -128,6 +130,7 @@ export class MediaEngine implements MediaPort {
       ...this.o.media,
       spoolDir: this.o.spoolDir ?? join(this.o.media.cacheDir, 'spool'),
       blockPrivateUrls: this.o.blockPrivateUrls ?? false,
+      urlTimeoutMs: this.o.urlTimeoutMs,
       logLevel: this.o.engineLogLevel ?? this.o.logger.level,
     };
     const child = fork(ENTRY, [], {

@@ -67,6 +67,7 @@ export class Engine {
       maxDownloadBytes: settings.maxDownloadBytes,
       logger,
       blockPrivate: settings.blockPrivateUrls,
+      fetchTimeoutMs: settings.urlTimeoutMs,
     });
     this.clock = new Clock((late) => this.tick(late), this.load);
   }

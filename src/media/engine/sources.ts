@@ -25,6 +25,7 @@ export interface SourceLoaderOptions {
   readonly memoryBytes?: number;
   /** Play URLs to loopback/private addresses are refused too (SSRF policy). */
   readonly blockPrivate: boolean;
+  readonly fetchTimeoutMs?: number;
 }
 
 /** Loads play sources into 8 kHz PCM off the clock (see the file header). */
@@ -41,6 +42,7 @@ export class SourceLoader {
       maxDownloadBytes: o.maxDownloadBytes,
       logger: o.logger,
       blockPrivate: o.blockPrivate,
+      fetchTimeoutMs: o.fetchTimeoutMs,
     });
   }
 

@@ -72,7 +72,12 @@ let portBlock = 0;
 
 /** Starts an engine on 127.0.0.1 with a private RTP port range. */
 export async function startEngine(
-  o: { maxDownloadBytes?: number; cacheMaxBytes?: number; blockPrivateUrls?: boolean } = {},
+  o: {
+    maxDownloadBytes?: number;
+    cacheMaxBytes?: number;
+    blockPrivateUrls?: boolean;
+    urlTimeoutMs?: number;
+  } = {},
 ): Promise<TestEngine> {
   const root = await mkdtemp(join(tmpdir(), 'media-test-'));
   const cacheDir = join(root, 'cache');
@@ -91,6 +96,7 @@ export async function startEngine(
     },
     storage,
     blockPrivateUrls: o.blockPrivateUrls ?? false,
+    urlTimeoutMs: o.urlTimeoutMs,
     logger: pino({ level: process.env.LOG_LEVEL ?? 'silent' }),
     engineLogLevel: process.env.LOG_LEVEL ?? 'error',
   });
