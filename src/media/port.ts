@@ -30,7 +30,12 @@ export type PlaySource =
       readonly language?: string;
     }
   | { readonly kind: 'silence'; readonly ms: number }
-  | { readonly kind: 'tone'; readonly frequencyHz: number; readonly ms: number };
+  | { readonly kind: 'tone'; readonly frequencyHz: number; readonly ms: number }
+  /**
+   * DTMF to the far end (TwiML `<Play digits>`, `<Dial sendDigits>`): `0-9 * # A-D`, `w` = 0.5 s
+   * pause. Sent as RFC 4733 events when the far end negotiated telephone-event, else as in-band tones.
+   */
+  | { readonly kind: 'digits'; readonly digits: string };
 
 /** Options of `play` (TwiML Play/Say `loop`; Gather-nested prompts are interruptible). */
 export interface PlayOptions {
@@ -140,7 +145,7 @@ export type MediaEvent =
       readonly endpointId: string;
       readonly opId: string;
       /**
-       * `fetch-failed`, `not-audio`, `too-large`, `tts-failed`, `no-such-file`, `no-such-endpoint`,
+       * `fetch-failed`, `not-audio`, `too-large`, `tts-failed`, `no-such-file`, `bad-digits`, `no-such-endpoint`,
        * `engine-down` (the engine crashed while playing).
        */
       readonly reason: string;

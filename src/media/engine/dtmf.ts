@@ -47,6 +47,95 @@ export function buildTelephoneEvent(event: number, end: boolean, duration: numbe
   );
 }
 
+/** One tick of sent DTMF: an RFC 4733 packet (or three, for the end) or nothing (gap, pause). */
+export interface DigitStep {
+  readonly event: number;
+  /** First packet of the event: new event timestamp, marker bit (§2.5.1.1). */
+  readonly start: boolean;
+  readonly end: boolean;
+  /** Duration so far in timestamp units (§2.5.1.3). */
+  readonly duration: number;
+}
+
+/** Validates Play digits; returns the offending character, or null when all are valid. */
+export function badDigit(digits: string): string | null {
+  for (const c of digits) if (c !== 'w' && c !== 'W' && digitToEvent(c) === null) return c;
+  return null;
+}
+
+/**
+ * The per-tick schedule sending `digits` as RFC 4733 events: each digit is DIGIT_TONE_MS of
+ * packets every 20 ms with growing duration, then the end packet (sent three times, §2.5.1.4),
+ * then DIGIT_GAP_MS of nothing; `w` adds DIGIT_PAUSE_MS of nothing.
+ */
+export function digitSchedule(digits: string): (DigitStep | null)[] {
+  const ticks = (ms: number): number => Math.max(1, Math.round(ms / MEDIA.TICK_MS));
+  const steps: (DigitStep | null)[] = [];
+  for (const c of digits) {
+    const event = digitToEvent(c);
+    if (event === null) {
+      for (let i = 0; i < ticks(MEDIA.DIGIT_PAUSE_MS); i++) steps.push(null);
+      continue;
+    }
+    const n = ticks(MEDIA.DIGIT_TONE_MS);
+    for (let i = 0; i < n; i++) {
+      steps.push({ event, start: i === 0, end: false, duration: (i + 1) * MEDIA.FRAME_SAMPLES });
+    }
+    steps.push({ event, start: false, end: true, duration: (n + 1) * MEDIA.FRAME_SAMPLES });
+    for (let i = 0; i < ticks(MEDIA.DIGIT_GAP_MS); i++) steps.push(null);
+  }
+  return steps;
+}
+
+/** ITU-T Q.23 DTMF frequency pairs (row, column) by event code 0–15. */
+const DTMF_HZ: readonly (readonly [number, number])[] = [
+  [941, 1336],
+  [697, 1209],
+  [697, 1336],
+  [697, 1477],
+  [770, 1209],
+  [770, 1336],
+  [770, 1477],
+  [852, 1209],
+  [852, 1336],
+  [852, 1477],
+  [941, 1209],
+  [941, 1477],
+  [697, 1633],
+  [770, 1633],
+  [852, 1633],
+  [941, 1633],
+];
+
+/** The same digits as in-band dual tones (for a far end without telephone-event). */
+export function digitsToPcm(digits: string): Int16Array {
+  const sr = MEDIA.SAMPLE_RATE;
+  const samples = (ms: number): number => Math.round((sr * ms) / 1000);
+  const parts: Int16Array[] = [];
+  for (const c of digits) {
+    const event = digitToEvent(c);
+    if (event === null) {
+      parts.push(new Int16Array(samples(MEDIA.DIGIT_PAUSE_MS)));
+      continue;
+    }
+    const [low, high] = DTMF_HZ[event]!;
+    const tone = new Int16Array(samples(MEDIA.DIGIT_TONE_MS));
+    for (let i = 0; i < tone.length; i++) {
+      tone[i] = Math.round(
+        7000 * Math.sin((2 * Math.PI * low * i) / sr) + 7000 * Math.sin((2 * Math.PI * high * i) / sr),
+      );
+    }
+    parts.push(tone, new Int16Array(samples(MEDIA.DIGIT_GAP_MS)));
+  }
+  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
 /** Turns a stream of telephone-event packets into digits, each reported exactly once. */
 export class DtmfDetector {
   private readonly seen: string[] = [];

@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import type { RemoteInfo, Socket } from 'node:dgram';
 import type { Codec, EndpointStats } from '../port.js';
 import { MEDIA } from './constants.js';
-import { DtmfDetector } from './dtmf.js';
+import { buildTelephoneEvent, type DigitStep, DtmfDetector } from './dtmf.js';
 import { CODEC_PT, codecOfPt, decodeG711, encodeG711 } from './g711.js';
 import { PcmFifo } from './pcm.js';
 import type { Recorder } from './recorder.js';
@@ -21,6 +21,8 @@ export interface PlayOp {
   readonly interruptOnDtmf: boolean;
   readonly internal: boolean;
   pcm: Int16Array | null;
+  /** Play digits as RFC 4733 events: one step per tick instead of audio. */
+  readonly script?: readonly (DigitStep | null)[];
   pos: number;
   /** Plays left including the current one; Infinity for `loop=0`. */
   loopsLeft: number;
@@ -258,10 +260,51 @@ export class Endpoint {
     this.seq = (this.seq + 1) & 0xffff;
     this.sentLastTick = true;
     this.packetsOut++;
-    if (this.connectState === 'connected') this.socket.send(packet);
-    else if (this.connectState === 'none') this.socket.send(packet, this.sendTo!.port, this.sendTo!.address);
+    this.transmit(packet);
     // While connecting (within the same turn as the latch) the packet is dropped: a send with an
     // address would fail with EISCONN once the connect lands.
+  }
+
+  /** Whether the far end negotiated telephone-event (so digits can go out as RFC 4733 events). */
+  get sendsEvents(): boolean {
+    return this.remote?.eventPt !== null && this.remote?.eventPt !== undefined;
+  }
+
+  private eventTimestamp = 0;
+
+  /**
+   * Sends one tick of an RFC 4733 event instead of audio (`null` = a silent tick). All packets of
+   * an event carry its start timestamp; the end packet goes out three times (§2.5.1.4).
+   */
+  sendEvent(step: DigitStep | null, silence: Int16Array): void {
+    if (step === null || !this.sendsEvents) {
+      this.send(null, silence);
+      return;
+    }
+    const ts = this.timestamp;
+    this.timestamp = (this.timestamp + MEDIA.FRAME_SAMPLES) >>> 0;
+    if (step.start) this.eventTimestamp = ts;
+    if (!this.canSend()) return;
+    const payload = buildTelephoneEvent(step.event, step.end, step.duration);
+    for (let i = 0; i < (step.end ? 3 : 1); i++) {
+      const packet = buildRtp(
+        this.remote!.eventPt!,
+        this.seq,
+        this.eventTimestamp,
+        this.ssrc,
+        payload,
+        step.start,
+      );
+      this.seq = (this.seq + 1) & 0xffff;
+      this.packetsOut++;
+      this.transmit(packet);
+    }
+    this.sentLastTick = true;
+  }
+
+  private transmit(packet: Buffer): void {
+    if (this.connectState === 'connected') this.socket.send(packet);
+    else if (this.connectState === 'none') this.socket.send(packet, this.sendTo!.port, this.sendTo!.address);
   }
 
   close(): void {

@@ -26,6 +26,7 @@ import type {
 import { Clock, LoadWindow } from './clock.js';
 import { Room } from './conference.js';
 import { MEDIA } from './constants.js';
+import { badDigit, type DigitStep, digitSchedule } from './dtmf.js';
 import { Endpoint, type PlayOp, playFrame } from './endpoint.js';
 import { PlayError } from './errors.js';
 import { CODEC_PT } from './g711.js';
@@ -349,6 +350,29 @@ export class Engine {
     }
     if (ep.play) this.endPlay(ep, 'stopped');
     const loop = opts.loop ?? 1;
+    if (source.kind === 'digits' && ep.sendsEvents) {
+      const bad = badDigit(source.digits);
+      if (bad !== null) {
+        this.emit({
+          type: 'media.playFailed',
+          endpointId: id,
+          opId,
+          reason: 'bad-digits',
+          message: `not a DTMF digit: ${JSON.stringify(bad)}`,
+        });
+        return;
+      }
+      ep.play = {
+        opId,
+        interruptOnDtmf: false,
+        internal: false,
+        pcm: null,
+        pos: 0,
+        loopsLeft: 1,
+        script: digitSchedule(source.digits),
+      };
+      return;
+    }
     const op: PlayOp = {
       opId,
       interruptOnDtmf: opts.interruptOnDtmf ?? false,
@@ -632,7 +656,23 @@ export class Engine {
     }
     for (const room of this.rooms.values()) room.mixTick();
     const out = this.frame;
-    for (const ep of this.endpoints.values()) ep.send(this.output(ep, out), SILENCE);
+    for (const ep of this.endpoints.values()) {
+      const play = ep.play;
+      if (play?.script && !ep.beep) this.scriptTick(ep, play, play.script);
+      else ep.send(this.output(ep, out), SILENCE);
+    }
+  }
+
+  /** One tick of Play digits as RFC 4733 events. */
+  private scriptTick(ep: Endpoint, play: PlayOp, script: readonly (DigitStep | null)[]): void {
+    const step = script[play.pos];
+    play.pos++;
+    if (step === undefined) {
+      ep.send(null, SILENCE);
+      this.endPlay(ep, 'completed');
+      return;
+    }
+    ep.sendEvent(step, SILENCE);
   }
 
   private output(ep: Endpoint, out: Int16Array): Int16Array | null {

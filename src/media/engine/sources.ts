@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { PlaySource } from '../port.js';
 import { MEDIA } from './constants.js';
 import { soxTo8kWav } from './convert.js';
+import { badDigit, digitsToPcm } from './dtmf.js';
 import { PlayError } from './errors.js';
 import { tone } from './pcm.js';
 import { synthesize } from './tts.js';
@@ -53,6 +54,11 @@ export class SourceLoader {
         return new Int16Array(Math.round((MEDIA.SAMPLE_RATE * Math.max(0, source.ms)) / 1000));
       case 'tone':
         return tone(source.frequencyHz, source.ms);
+      case 'digits': {
+        const bad = badDigit(source.digits);
+        if (bad !== null) throw new PlayError('bad-digits', `not a DTMF digit: ${JSON.stringify(bad)}`);
+        return digitsToPcm(source.digits);
+      }
       case 'file':
         return this.loadFile(source.path);
       case 'url':

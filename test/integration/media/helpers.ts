@@ -132,6 +132,8 @@ export interface ReceivedPacket {
   readonly at: number;
   readonly pt: number;
   readonly seq: number;
+  readonly ts: number;
+  readonly marker: boolean;
   readonly payload: Uint8Array;
 }
 
@@ -154,6 +156,8 @@ export class RtpPeer {
       const p = parseRtp(msg);
       if (p)
         this.received.push({
+          ts: p.timestamp,
+          marker: p.marker,
           at: performance.now(),
           pt: p.payloadType,
           seq: p.sequence,

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  badDigit,
   buildTelephoneEvent,
   DtmfDetector,
+  digitSchedule,
+  digitsToPcm,
   digitToEvent,
   eventToDigit,
   parseTelephoneEvent,
@@ -102,5 +105,39 @@ describe('DTMF (RFC 4733)', () => {
     expect(d.push(8, 1000, buildTelephoneEvent(5, false, 160))).toBe('5');
     // Events that are not DTMF (e.g. 32, a fax tone) are ignored.
     expect(d.push(7, 3000, buildTelephoneEvent(32, false, 160))).toBeNull();
+  });
+});
+
+describe('sending DTMF (Play digits)', () => {
+  it('schedules each digit as 100 ms of events, an end, a gap; w pauses 0.5 s', () => {
+    const steps = digitSchedule('1w#');
+    expect(steps).toHaveLength(9 + 25 + 9);
+    expect(steps[0]).toEqual({ event: 1, start: true, end: false, duration: 160 });
+    expect(steps[4]).toEqual({ event: 1, start: false, end: false, duration: 800 });
+    expect(steps[5]).toEqual({ event: 1, start: false, end: true, duration: 960 });
+    expect(steps.slice(6, 34).every((s) => s === null)).toBe(true);
+    expect(steps[34]).toMatchObject({ event: 11, start: true });
+  });
+
+  it('rejects what is not a digit', () => {
+    expect(badDigit('0123456789*#ABCDwW')).toBeNull();
+    expect(badDigit('12x')).toBe('x');
+  });
+
+  it('synthesises in-band dual tones (ITU-T Q.23)', () => {
+    const pcm = digitsToPcm('5');
+    expect(pcm.length).toBe(800 + 480);
+    const power = (f: number): number => {
+      let re = 0;
+      let im = 0;
+      for (let i = 0; i < 800; i++) {
+        re += pcm[i]! * Math.cos((2 * Math.PI * f * i) / 8000);
+        im += pcm[i]! * Math.sin((2 * Math.PI * f * i) / 8000);
+      }
+      return re * re + im * im;
+    };
+    // 5 = 770 Hz + 1336 Hz
+    expect(power(770)).toBeGreaterThan(100 * power(697));
+    expect(power(1336)).toBeGreaterThan(100 * power(1209));
   });
 });
