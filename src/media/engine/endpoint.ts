@@ -12,7 +12,7 @@ import { buildTelephoneEvent, type DigitStep, DtmfDetector } from './dtmf.js';
 import { CODEC_PT, codecOfPt, decodeG711, encodeG711 } from './g711.js';
 import { PcmFifo } from './pcm.js';
 import type { Recorder } from './recorder.js';
-import { buildRtp, isRtcp, parseRtp, SequenceTracker } from './rtp.js';
+import { buildRtp, isRtcp, parseRtp, type RtpPacket, SequenceTracker } from './rtp.js';
 import type { RemoteMedia } from './sdp.js';
 
 /** A running play (user prompt, or a room's wait music when `internal`). */
@@ -132,6 +132,8 @@ export class Endpoint {
     readonly port: number,
     readonly codecs: readonly Codec[],
     private readonly onDigit: (ep: Endpoint, digit: string) => void,
+    /** Every valid telephone-event packet (for relaying across a bridge). */
+    private readonly onEvent: (ep: Endpoint, pkt: RtpPacket) => void = () => {},
   ) {
     socket.on('message', (msg, rinfo) => this.receive(msg, rinfo));
     socket.on('error', () => {
@@ -213,6 +215,7 @@ export class Endpoint {
     if (pkt.payloadType === eventPt) {
       const digit = this.dtmf.push(pkt.ssrc, pkt.timestamp, pkt.payload);
       if (digit !== null) this.onDigit(this, digit);
+      if (pkt.payload.length >= 4) this.onEvent(this, pkt);
       return;
     }
     const codec =
@@ -300,6 +303,35 @@ export class Endpoint {
       this.transmit(packet);
     }
     this.sentLastTick = true;
+  }
+
+  private relayKey = '';
+  private relayTimestamp = 0;
+
+  /**
+   * Relays a telephone-event packet received on the bridged peer (RFC 4733 §2.6: an event keeps one
+   * timestamp, here mapped into our stream; its first packet carries the marker). Dropped when this
+   * side did not negotiate telephone-event.
+   */
+  relayEvent(pkt: RtpPacket): void {
+    if (!this.sendsEvents || !this.canSend()) return;
+    const key = `${pkt.ssrc}:${pkt.timestamp}`;
+    const first = key !== this.relayKey;
+    if (first) {
+      this.relayKey = key;
+      this.relayTimestamp = this.timestamp;
+    }
+    const packet = buildRtp(
+      this.remote!.eventPt!,
+      this.seq,
+      this.relayTimestamp,
+      this.ssrc,
+      pkt.payload.subarray(0, 4),
+      first,
+    );
+    this.seq = (this.seq + 1) & 0xffff;
+    this.packetsOut++;
+    this.transmit(packet);
   }
 
   private transmit(packet: Buffer): void {

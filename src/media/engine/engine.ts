@@ -235,8 +235,17 @@ export class Engine {
       });
       return;
     }
-    const ep = new Endpoint(id, bound.socket, this.settings.rtpHost, bound.port, allowed, (e, d) =>
-      this.onDigit(e, d),
+    const ep = new Endpoint(
+      id,
+      bound.socket,
+      this.settings.rtpHost,
+      bound.port,
+      allowed,
+      (e, d) => this.onDigit(e, d),
+      (e, pkt) => {
+        // A bridge carries DTMF too (Dial to an IVR): unless muted, the peer relays the event.
+        if (e.bridgePeer && !e.muted) e.bridgePeer.relayEvent(pkt);
+      },
     );
     this.endpoints.set(id, ep);
     if (negotiated?.ok) {
