@@ -153,3 +153,73 @@ export class DtmfDetector {
     return digit;
   }
 }
+
+const ROWS = [697, 770, 852, 941] as const;
+const COLS = [1209, 1336, 1477, 1633] as const;
+const KEYPAD = ['123A', '456B', '789C', '*0#D'] as const;
+
+/** Goertzel coefficients for the 8 DTMF frequencies at 8 kHz. */
+const COEFFS = [...ROWS, ...COLS].map((f) => 2 * Math.cos((2 * Math.PI * f) / MEDIA.SAMPLE_RATE));
+
+/**
+ * In-band DTMF (ITU-T Q.24-style, simplified) for far ends that did not negotiate telephone-event:
+ * Goertzel power at the 8 DTMF frequencies per 20 ms frame. A frame holds a digit when its
+ * strongest row and column tone each carry ≥ 25 % of the frame's energy, each clearly beats the
+ * other candidates of its group, and the level is above speech-pause noise; a digit is reported
+ * after two consecutive frames agree, and again only after a frame without it.
+ */
+export class InbandDtmfDetector {
+  private candidate: string | null = null;
+  private reported: string | null = null;
+  private readonly power = new Float64Array(8);
+
+  /** Feeds one frame; returns a newly detected digit, else null. */
+  push(frame: Int16Array): string | null {
+    const d = this.classify(frame);
+    if (d === null) {
+      this.candidate = null;
+      this.reported = null;
+      return null;
+    }
+    if (d === this.reported) return null;
+    if (d === this.candidate) {
+      this.reported = d;
+      return d;
+    }
+    this.candidate = d;
+    return null;
+  }
+
+  private classify(frame: Int16Array): string | null {
+    const n = frame.length;
+    let energy = 0;
+    for (let i = 0; i < n; i++) energy += frame[i]! * frame[i]!;
+    if (n === 0 || energy / n < 300 * 300) return null;
+    for (let k = 0; k < 8; k++) {
+      const c = COEFFS[k]!;
+      let s1 = 0;
+      let s2 = 0;
+      for (let i = 0; i < n; i++) {
+        const s0 = frame[i]! + c * s1 - s2;
+        s2 = s1;
+        s1 = s0;
+      }
+      // Share of the frame's energy at this frequency (1 for a pure tone there).
+      this.power[k] = (2 * (s1 * s1 + s2 * s2 - c * s1 * s2)) / (n * energy);
+    }
+    const best = (from: number): [number, number] => {
+      let i = from;
+      for (let k = from + 1; k < from + 4; k++) if (this.power[k]! > this.power[i]!) i = k;
+      let second = 0;
+      for (let k = from; k < from + 4; k++) if (k !== i) second = Math.max(second, this.power[k]!);
+      return [i - from, second];
+    };
+    const [row, rowSecond] = best(0);
+    const [col, colSecond] = best(4);
+    const r = this.power[row]!;
+    const c = this.power[4 + col]!;
+    if (r < 0.25 || c < 0.25) return null;
+    if (rowSecond > r / 8 || colSecond > c / 8) return null;
+    return KEYPAD[row]![col]!;
+  }
+}

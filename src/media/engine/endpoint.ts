@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import type { RemoteInfo, Socket } from 'node:dgram';
 import type { Codec, EndpointStats } from '../port.js';
 import { MEDIA } from './constants.js';
-import { buildTelephoneEvent, type DigitStep, DtmfDetector } from './dtmf.js';
+import { buildTelephoneEvent, type DigitStep, DtmfDetector, InbandDtmfDetector } from './dtmf.js';
 import { CODEC_PT, codecOfPt, decodeG711, encodeG711 } from './g711.js';
 import { PcmFifo } from './pcm.js';
 import type { Recorder } from './recorder.js';
@@ -228,9 +228,19 @@ export class Endpoint {
     this.fifo.push(pcm);
   }
 
-  /** Takes this tick's input frame from the FIFO. */
+  private inband: InbandDtmfDetector | null = null;
+
+  /**
+   * Takes this tick's input frame from the FIFO. A far end without telephone-event sends DTMF
+   * in-band: then the frame also goes through the in-band detector.
+   */
   pullInput(): void {
     this.hasInput = this.fifo.pop(this.inFrame);
+    if (this.hasInput && this.remote && this.remote.eventPt === null) {
+      this.inband ??= new InbandDtmfDetector();
+      const digit = this.inband.push(this.inFrame);
+      if (digit !== null) this.onDigit(this, digit);
+    }
   }
 
   /** Whether the negotiated direction lets us send (RFC 3264 §5.1, §6.1). */

@@ -203,8 +203,8 @@ export class RtpPeer {
     this.socket.send(buf, this.target!.port, this.target!.address);
   }
 
-  /** Starts streaming `pcm` (looped) as 20 ms packets until `stopStreaming`. */
-  stream(pcm: Int16Array): void {
+  /** Starts streaming `pcm` (looped, or once then silence) as 20 ms packets until `stopStreaming`. */
+  stream(pcm: Int16Array, loop = true): void {
     this.stopStreaming();
     let pos = 0;
     const start = performance.now();
@@ -214,8 +214,9 @@ export class RtpPeer {
       const due = Math.floor((performance.now() - start) / 20) + 1;
       while (n < due) {
         for (let i = 0; i < 160; i++) {
-          frame[i] = pcm[pos]!;
-          pos = (pos + 1) % pcm.length;
+          // Once a non-looped sound is over, the stream goes on with silence.
+          frame[i] = loop || pos < pcm.length ? pcm[pos % pcm.length]! : 0;
+          pos = loop ? (pos + 1) % pcm.length : pos + 1;
         }
         this.sendRaw(
           buildRtp(

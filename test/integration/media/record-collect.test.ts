@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
 import { newSid, SidPrefix } from '../../../src/ids.js';
+import { digitsToPcm } from '../../../src/media/engine/dtmf.js';
 import { tone } from '../../../src/media/engine/pcm.js';
 import { RtpPeer, rmsOf, startEngine, type TestEngine, tonePower, until } from './helpers.js';
 
@@ -110,6 +111,17 @@ describe('record and collect', () => {
     peer.sendDtmf('#');
     const done = await t.log.waitFor('media.collectDone', (e) => e.opId === 'op-gather');
     expect(done).toMatchObject({ digits: '42', reason: 'finish-key' });
+  });
+
+  it('collects in-band DTMF from a far end without telephone-event', async () => {
+    id = `rc-${++n}`;
+    peer = await RtpPeer.open('127.0.0.2');
+    peer.sendTo(await t.endpoint(id, peer.sdp('0')));
+    t.engine.collect(id, 'op-inband', { timeoutSeconds: 5, finishOnKey: '#' });
+    peer.stream(digitsToPcm('42#'), false);
+    const done = await t.log.waitFor('media.collectDone', (e) => e.opId === 'op-inband', 5000);
+    expect(done).toMatchObject({ digits: '42', reason: 'finish-key' });
+    expect(t.log.events.filter((e) => e.type === 'media.dtmf' && e.endpointId === id)).toHaveLength(3);
   });
 
   it('collect times out after the prompt with the digits so far', async () => {

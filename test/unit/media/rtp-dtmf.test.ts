@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   badDigit,
@@ -7,8 +8,11 @@ import {
   digitsToPcm,
   digitToEvent,
   eventToDigit,
+  InbandDtmfDetector,
   parseTelephoneEvent,
 } from '../../../src/media/engine/dtmf.js';
+import { decodeG711, encodeG711 } from '../../../src/media/engine/g711.js';
+import { tone } from '../../../src/media/engine/pcm.js';
 import { buildRtp, isRtcp, parseRtp, SequenceTracker } from '../../../src/media/engine/rtp.js';
 
 describe('RTP (RFC 3550 §5.1)', () => {
@@ -141,3 +145,64 @@ describe('sending DTMF (Play digits)', () => {
     expect(power(1336)).toBeGreaterThan(100 * power(1209));
   });
 });
+
+describe('in-band DTMF detection', () => {
+  const frames = (pcm: Int16Array): Int16Array[] =>
+    Array.from({ length: Math.floor(pcm.length / 160) }, (_, i) => pcm.subarray(i * 160, i * 160 + 160));
+
+  it('detects every key once, also after a G.711 round trip', () => {
+    const keys = '1234567890*#ABCD';
+    for (const codec of ['PCMU', 'PCMA'] as const) {
+      const pcm = decodeG711(codec, encodeG711(codec, digitsToPcm(keys)));
+      const d = new InbandDtmfDetector();
+      expect(
+        frames(pcm)
+          .map((f) => d.push(f))
+          .filter((x) => x !== null)
+          .join(''),
+      ).toBe(keys);
+    }
+  });
+
+  it('reports a held key once and a repeated key twice', () => {
+    const d = new InbandDtmfDetector();
+    const held = digitsToPcm('5').subarray(0, 800);
+    const twice = [...frames(held), ...frames(held), new Int16Array(160), ...frames(held)];
+    expect(twice.map((f) => d.push(f)).filter((x) => x !== null)).toEqual(['5', '5']);
+  });
+
+  it('stays silent on tones, noise and real speech (sip-tester g711a.pcap)', () => {
+    const d = new InbandDtmfDetector();
+    const noise = Int16Array.from({ length: 8000 }, () => Math.round((Math.random() - 0.5) * 20000));
+    const speech = pcapAudio('/usr/share/sip-tester/g711a.pcap');
+    expect(speech.length).toBeGreaterThan(50_000);
+    const all = [
+      ...frames(tone(440, 1000, 10000)),
+      ...frames(tone(1000, 1000, 10000)),
+      ...frames(noise),
+      ...frames(speech),
+    ];
+    expect(all.map((f) => d.push(f)).filter((x) => x !== null)).toEqual([]);
+  });
+});
+
+/** The A-law RTP payloads of a pcap (Ethernet/IPv4/UDP/RTP), decoded. */
+function pcapAudio(path: string): Int16Array {
+  const b = readFileSync(path);
+  const chunks: Int16Array[] = [];
+  for (let o = 24; o + 16 <= b.length; ) {
+    const len = b.readUInt32LE(o + 8);
+    const pkt = b.subarray(o + 16, o + 16 + len);
+    o += 16 + len;
+    const ihl = (pkt[14]! & 15) * 4;
+    const rtp = parseRtp(pkt.subarray(14 + ihl + 8));
+    if (rtp?.payloadType === 8) chunks.push(decodeG711('PCMA', rtp.payload));
+  }
+  const out = new Int16Array(chunks.reduce((n, c) => n + c.length, 0));
+  let o = 0;
+  for (const c of chunks) {
+    out.set(c, o);
+    o += c.length;
+  }
+  return out;
+}
