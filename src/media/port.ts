@@ -102,6 +102,8 @@ export interface EndpointStats {
   readonly packetsMalformed: number;
   /** Valid RTP from a source other than the latched one, or with a payload type we did not negotiate. */
   readonly packetsIgnored: number;
+  /** Audio packets dropped by the jitter buffer: older than audio already played, or duplicates. */
+  readonly packetsLate: number;
 }
 
 /** Engine-wide load, for the supervisor metrics. */

@@ -12,6 +12,7 @@ import { buildTelephoneEvent, type DigitStep, DtmfDetector, InbandDtmfDetector }
 import { CODEC_PT, codecOfPt, decodeG711, encodeG711 } from './g711.js';
 import { PcmFifo } from './pcm.js';
 import type { Recorder } from './recorder.js';
+import { Reorderer } from './reorder.js';
 import { buildRtp, isRtcp, parseRtp, type RtpPacket, SequenceTracker } from './rtp.js';
 import type { RemoteMedia } from './sdp.js';
 
@@ -188,6 +189,7 @@ export class Endpoint {
       lateTicks: this.lateTicks,
       packetsMalformed: this.packetsMalformed,
       packetsIgnored: this.packetsIgnored,
+      packetsLate: this.packetsLate,
     };
   }
 
@@ -224,8 +226,17 @@ export class Endpoint {
       this.packetsIgnored++;
       return;
     }
-    const pcm = decodeG711(codec, pkt.payload, this.decodeScratch.subarray(0, pkt.payload.length));
-    this.fifo.push(pcm);
+    this.reorder.push(pkt.ssrc, pkt.sequence, { codec, payload: pkt.payload });
+  }
+
+  /** Audio packets in sequence order into the FIFO (a datagram's Buffer is ours to keep). */
+  private readonly reorder = new Reorderer<{ codec: Codec; payload: Uint8Array }>(({ codec, payload }) => {
+    this.fifo.push(decodeG711(codec, payload, this.decodeScratch.subarray(0, payload.length)));
+  });
+
+  /** Packets dropped by the reordering stage as late or duplicate. */
+  get packetsLate(): number {
+    return this.reorder.late;
   }
 
   private inband: InbandDtmfDetector | null = null;
@@ -235,6 +246,8 @@ export class Endpoint {
    * in-band: then the frame also goes through the in-band detector.
    */
   pullInput(): void {
+    // Playout needs audio the held packets could give: stop waiting for the missing one.
+    if (this.reorder.holding > 0 && this.fifo.size < MEDIA.FRAME_SAMPLES) this.reorder.flush();
     this.hasInput = this.fifo.pop(this.inFrame);
     if (this.hasInput && this.remote && this.remote.eventPt === null) {
       this.inband ??= new InbandDtmfDetector();
