@@ -12,6 +12,8 @@
  * Network input is handled in Endpoint and is never fatal.
  */
 import { createSocket, type Socket } from 'node:dgram';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { EngineCommand, EngineMessage, EngineSettings } from '../ipc.js';
 import type {
@@ -71,6 +73,21 @@ export class Engine {
       fetchTimeoutMs: settings.urlTimeoutMs,
     });
     this.clock = new Clock((late) => this.tick(late), this.load);
+    void this.removeOrphanedSpool();
+  }
+
+  /**
+   * Recordings that were running when a previous engine died leave their spool files behind (the
+   * calls were told `media.recordFailed`); anything untouched for an hour is such an orphan.
+   */
+  private async removeOrphanedSpool(): Promise<void> {
+    const dir = this.settings.spoolDir;
+    const cutoff = Date.now() - 3_600_000;
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      const path = join(dir, name);
+      const s = await stat(path).catch(() => null);
+      if (s?.isFile() && s.mtimeMs < cutoff) await rm(path, { force: true }).catch(() => {});
+    }
   }
 
   start(): void {

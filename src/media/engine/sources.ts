@@ -70,6 +70,8 @@ export class SourceLoader {
           source.text,
           source.voice,
           source.language,
+          // Speech shares the cache budget: a quarter of MEDIA_CACHE_MAX_BYTES.
+          this.o.cacheMaxBytes / 4,
         );
         return this.loadFile(path);
       }
