@@ -21,6 +21,10 @@ export interface EngineSettings {
   readonly cacheDir: string;
   readonly cacheMaxBytes: number;
   readonly maxDownloadBytes: number;
+  /** Play URLs to loopback and private addresses are refused too (metadata addresses always are). */
+  readonly blockPrivateUrls: boolean;
+  /** Total time allowed to download a Play URL (default 10 s). */
+  readonly urlTimeoutMs?: number;
   /** Where recordings are written while they run (handed to the main process when done). */
   readonly spoolDir: string;
   readonly logLevel: string;
@@ -72,6 +76,10 @@ export interface EngineLoadReport {
   readonly tickLateP50Ms: number;
   readonly tickLateP99Ms: number;
   readonly tickLateMaxMs: number;
+  /** Time spent inside one tick (every endpoint's work), percentiles over the window. */
+  readonly tickWorkP50Ms: number;
+  readonly tickWorkP99Ms: number;
+  readonly tickWorkMaxMs: number;
   readonly cpuPercent: number;
   readonly rssBytes: number;
   readonly ticks: number;

@@ -9,6 +9,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
+import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { RecordingStorage } from '../recordings/storage.js';
@@ -36,16 +37,33 @@ export interface MediaSettings {
   readonly maxDownloadBytes: number;
 }
 
+/** Construction options of `MediaEngine`. */
 export interface MediaEngineOptions {
   readonly media: MediaSettings;
   readonly storage: RecordingStorage;
   readonly logger: Logger;
+  /**
+   * Refuse Play URLs that resolve to loopback or private addresses (pass
+   * `config.webhooks.blockPrivate`, `WEBHOOK_BLOCK_PRIVATE`); link-local/metadata addresses are
+   * always refused. Default false.
+   */
+  readonly blockPrivateUrls?: boolean;
+  /** Total time allowed to fetch a Play URL, headers and body (default 10 000 ms). */
+  readonly urlTimeoutMs?: number;
   /** Engine log level (default: the logger's level). */
   readonly engineLogLevel?: string;
   /** Spool directory for running recordings (default `<cacheDir>/spool`). */
   readonly spoolDir?: string;
   readonly restartMinMs?: number;
   readonly restartMaxMs?: number;
+  /**
+   * OS scheduling priority (nice value, −20…19) for the engine process; negative values need
+   * CAP_SYS_NICE. Media servers usually run above signalling (FreeSWITCH `-hp`): on a busy host
+   * this keeps the 20 ms clock punctual. Default: inherited (0).
+   */
+  readonly priority?: number;
+  /** Extra Node flags for the engine process (e.g. `--cpu-prof` when profiling). */
+  readonly engineExecArgv?: readonly string[];
   /** Replies to `stats`/`load` that take longer resolve as unknown. */
   readonly queryTimeoutMs?: number;
 }
@@ -61,6 +79,7 @@ interface PendingOp {
 
 const ENTRY = new URL('./engine/entry.ts', import.meta.url);
 
+/** The media port over a supervised engine process (see the file header). */
 export class MediaEngine implements MediaPort {
   private child: ChildProcess | null = null;
   private ready = false;
@@ -110,10 +129,12 @@ export class MediaEngine implements MediaPort {
     const settings: EngineSettings = {
       ...this.o.media,
       spoolDir: this.o.spoolDir ?? join(this.o.media.cacheDir, 'spool'),
+      blockPrivateUrls: this.o.blockPrivateUrls ?? false,
+      urlTimeoutMs: this.o.urlTimeoutMs,
       logLevel: this.o.engineLogLevel ?? this.o.logger.level,
     };
     const child = fork(ENTRY, [], {
-      execArgv: ['--import', 'tsx'],
+      execArgv: ['--import', 'tsx', ...(this.o.engineExecArgv ?? [])],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -129,6 +150,13 @@ export class MediaEngine implements MediaPort {
       resolveExit();
       if (this.child === child) this.onExit(code, signal);
     });
+    if (this.o.priority !== undefined && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, this.o.priority);
+      } catch (err) {
+        this.o.logger.warn({ err, priority: this.o.priority }, 'cannot set the media engine priority');
+      }
+    }
     child.send({ op: 'init', settings } satisfies EngineCommand);
   }
 
@@ -151,6 +179,11 @@ export class MediaEngine implements MediaPort {
 
   /** Every operation in flight ends, then every endpoint is reported lost. */
   private failInFlight(reason: string): void {
+    // Commands queued for the engine that just died are answered here, so that none of them
+    // reaches the next engine and produces a second terminal event.
+    const queued = this.queue;
+    this.queue = [];
+    for (const cmd of queued) this.refuse(cmd, reason);
     for (const [opId, op] of this.ops) {
       if (op.storing) continue;
       this.ops.delete(opId);
@@ -285,10 +318,17 @@ export class MediaEngine implements MediaPort {
   }
 
   /** Terminal events for commands issued after close (the contract: commands never throw). */
-  private refuse(cmd: EngineCommand): void {
-    const message = 'media engine closed';
+  private refuse(cmd: EngineCommand, message = 'media engine closed'): void {
     switch (cmd.op) {
       case 'create':
+        this.endpoints.delete(cmd.endpointId);
+        this.dispatch({
+          type: 'media.endpointFailed',
+          endpointId: cmd.endpointId,
+          reason: 'engine-down',
+          message,
+        });
+        return;
       case 'applySdp':
         this.dispatch({
           type: 'media.endpointFailed',
@@ -328,6 +368,7 @@ export class MediaEngine implements MediaPort {
         });
         return;
       case 'release':
+        this.endpoints.delete(cmd.endpointId);
         this.dispatch({ type: 'media.released', endpointId: cmd.endpointId });
         return;
       default:
@@ -428,13 +469,16 @@ export class MediaEngine implements MediaPort {
    * Engine load since the previous `load()` call (tick lateness percentiles and CPU over that
    * window; at most the last 60 s of ticks). Zeros while the engine is down.
    */
-  async load(): Promise<EngineLoad & { readonly ticks: number; readonly skippedTicks: number }> {
+  async load(): Promise<EngineLoad & Omit<EngineLoadReport, keyof EngineLoad>> {
     const r = await this.query<Extract<EngineMessage, { kind: 'load' }>>((reqId) => ({ op: 'load', reqId }));
     const l: EngineLoadReport = r?.load ?? {
       endpoints: 0,
       tickLateP50Ms: 0,
       tickLateP99Ms: 0,
       tickLateMaxMs: 0,
+      tickWorkP50Ms: 0,
+      tickWorkP99Ms: 0,
+      tickWorkMaxMs: 0,
       cpuPercent: 0,
       rssBytes: 0,
       ticks: 0,

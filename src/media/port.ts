@@ -30,8 +30,14 @@ export type PlaySource =
       readonly language?: string;
     }
   | { readonly kind: 'silence'; readonly ms: number }
-  | { readonly kind: 'tone'; readonly frequencyHz: number; readonly ms: number };
+  | { readonly kind: 'tone'; readonly frequencyHz: number; readonly ms: number }
+  /**
+   * DTMF to the far end (TwiML `<Play digits>`, `<Dial sendDigits>`): `0-9 * # A-D`, `w` = 0.5 s
+   * pause. Sent as RFC 4733 events when the far end negotiated telephone-event, else as in-band tones.
+   */
+  | { readonly kind: 'digits'; readonly digits: string };
 
+/** Options of `play` (TwiML Play/Say `loop`; Gather-nested prompts are interruptible). */
 export interface PlayOptions {
   /** Times to play the source; 0 = until stopped (Twilio `loop="0"`). Default 1. */
   readonly loop?: number;
@@ -39,6 +45,7 @@ export interface PlayOptions {
   readonly interruptOnDtmf?: boolean;
 }
 
+/** Options of `collect` (TwiML Gather `timeout`, `finishOnKey`, `numDigits`). */
 export interface CollectOptions {
   /** Seconds to wait for the next digit (Gather `timeout`, default 5). */
   readonly timeoutSeconds: number;
@@ -48,6 +55,7 @@ export interface CollectOptions {
   readonly numDigits?: number;
 }
 
+/** Options of `record` (TwiML Record). */
 export interface RecordOptions {
   /** Recording sid (`RE…`): the WAV is written through the recording-storage port under this sid. */
   readonly recordingSid: string;
@@ -61,6 +69,7 @@ export interface RecordOptions {
   readonly playBeep: boolean;
 }
 
+/** Options of `conferenceJoin` (TwiML Conference `muted`, `beep`, `waitUrl`). */
 export interface ConferenceJoinOptions {
   /** Mixer name, scoped per account by the caller (e.g. `AC…:room`). */
   readonly room: string;
@@ -80,6 +89,7 @@ export interface EndpointInfo {
   readonly sdp: string;
 }
 
+/** Per-endpoint counters since the endpoint was created. */
 export interface EndpointStats {
   readonly endpointId: string;
   readonly packetsIn: number;
@@ -92,8 +102,11 @@ export interface EndpointStats {
   readonly packetsMalformed: number;
   /** Valid RTP from a source other than the latched one, or with a payload type we did not negotiate. */
   readonly packetsIgnored: number;
+  /** Audio packets dropped by the jitter buffer: older than audio already played, or duplicates. */
+  readonly packetsLate: number;
 }
 
+/** Engine-wide load, for the supervisor metrics. */
 export interface EngineLoad {
   readonly endpoints: number;
   /** Tick lateness percentiles over the last reporting window, milliseconds. */
@@ -112,7 +125,7 @@ export type MediaEvent =
   | {
       readonly type: 'media.endpointFailed';
       readonly endpointId: string;
-      /** `no-common-codec`, `bad-sdp`, `no-port`, `exists` (id in use), `no-such-endpoint`. */
+      /** `no-common-codec`, `bad-sdp`, `no-port`, `exists` (id in use), `no-such-endpoint`, `engine-down` (closed). */
       readonly reason: string;
       readonly message: string;
     }
@@ -134,7 +147,7 @@ export type MediaEvent =
       readonly endpointId: string;
       readonly opId: string;
       /**
-       * `fetch-failed`, `not-audio`, `too-large`, `tts-failed`, `no-such-file`, `no-such-endpoint`,
+       * `fetch-failed`, `not-audio`, `too-large`, `tts-failed`, `no-such-file`, `bad-digits`, `no-such-endpoint`,
        * `engine-down` (the engine crashed while playing).
        */
       readonly reason: string;
@@ -183,6 +196,7 @@ export type MediaEvent =
   | { readonly type: 'media.endpointLost'; readonly endpointId: string; readonly reason: string }
   | { readonly type: 'media.released'; readonly endpointId: string };
 
+/** The media port (see the file header for its guarantees). */
 export interface MediaPort {
   /**
    * Creates an RTP endpoint. With `remoteSdp` (an offer) the engine answers it; without, it makes

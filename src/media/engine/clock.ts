@@ -13,19 +13,25 @@ export interface LoadSample {
   readonly lateP50Ms: number;
   readonly lateP99Ms: number;
   readonly lateMaxMs: number;
+  /** Time spent inside the tick (all endpoints' work), percentiles. */
+  readonly workP50Ms: number;
+  readonly workP99Ms: number;
+  readonly workMaxMs: number;
   readonly cpuPercent: number;
 }
 
 /** Collects tick lateness and process CPU between two `take()` calls (capped at the last 60 s of ticks). */
 export class LoadWindow {
   private readonly ring = new Float64Array(MEDIA.LOAD_WINDOW_TICKS);
+  private readonly work = new Float64Array(MEDIA.LOAD_WINDOW_TICKS);
   private count = 0;
   private skipped = 0;
   private cpuAt = process.cpuUsage();
   private wallAt = performance.now();
 
-  add(lateMs: number): void {
+  add(lateMs: number, workMs = 0): void {
     this.ring[this.count % this.ring.length] = lateMs;
+    this.work[this.count % this.work.length] = workMs;
     this.count++;
   }
 
@@ -37,7 +43,8 @@ export class LoadWindow {
   take(): LoadSample {
     const n = Math.min(this.count, this.ring.length);
     const sorted = Array.from(this.ring.subarray(0, n)).sort((a, b) => a - b);
-    const pct = (p: number): number => (n === 0 ? 0 : sorted[Math.min(n - 1, Math.floor(p * n))]!);
+    const work = Array.from(this.work.subarray(0, n)).sort((a, b) => a - b);
+    const pct = (p: number, xs = sorted): number => (n === 0 ? 0 : xs[Math.min(n - 1, Math.floor(p * n))]!);
     const cpu = process.cpuUsage(this.cpuAt);
     const wall = performance.now() - this.wallAt;
     const sample: LoadSample = {
@@ -46,6 +53,9 @@ export class LoadWindow {
       lateP50Ms: round(pct(0.5)),
       lateP99Ms: round(pct(0.99)),
       lateMaxMs: round(n === 0 ? 0 : sorted[n - 1]!),
+      workP50Ms: round(pct(0.5, work)),
+      workP99Ms: round(pct(0.99, work)),
+      workMaxMs: round(n === 0 ? 0 : work[n - 1]!),
       cpuPercent: wall > 0 ? round(((cpu.user + cpu.system) / 1000 / wall) * 100) : 0,
     };
     this.count = 0;
@@ -71,11 +81,13 @@ export class Clock {
     private readonly onTick: (lateMs: number) => void,
     private readonly load: LoadWindow,
     private readonly periodMs: number = MEDIA.TICK_MS,
+    /** Time source (tests inject one to simulate stalls). */
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   start(): void {
     if (this.timer) return;
-    this.next = performance.now() + this.periodMs;
+    this.next = this.now() + this.periodMs;
     this.schedule();
   }
 
@@ -85,22 +97,22 @@ export class Clock {
   }
 
   private schedule(): void {
-    const delay = Math.max(0, Math.floor(this.next - performance.now()));
+    const delay = Math.max(0, Math.floor(this.next - this.now()));
     this.timer = setTimeout(() => this.fire(), delay);
   }
 
   private fire(): void {
-    let now = performance.now();
+    let now = this.now();
     // Node may wake up to 1 ms early (ms truncation); run the tick then rather than spin.
     let ran = 0;
     while (now >= this.next - 1) {
       const late = now - this.next;
-      this.load.add(late);
       this.tickCount++;
       this.onTick(late);
+      this.load.add(late, this.now() - now);
       this.next += this.periodMs;
       ran++;
-      now = performance.now();
+      now = this.now();
       if (ran >= MEDIA.MAX_CATCH_UP_TICKS && now >= this.next) {
         const missed = Math.floor((now - this.next) / this.periodMs) + 1;
         this.load.addSkipped(missed);

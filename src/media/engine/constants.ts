@@ -23,6 +23,10 @@ export const MEDIA = {
   BEEP_HZ: 1000,
   BEEP_MS: 400,
   CONFERENCE_BEEP_MS: 200,
+  /** Sent DTMF (Play digits): tone length, gap after each digit, and the `w` pause. */
+  DIGIT_TONE_MS: 100,
+  DIGIT_GAP_MS: 60,
+  DIGIT_PAUSE_MS: 500,
   /** Digits kept for the next collect when none is running. */
   DIGIT_BUFFER_MAX: 32,
   /** RFC 4733 events remembered per SSRC for end-packet de-duplication. */

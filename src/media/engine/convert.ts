@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { MEDIA } from './constants.js';
 
+/** Exit code (null when killed or not started) and the first 4 KiB of stderr. */
 export interface RunResult {
   readonly code: number | null;
   readonly stderr: string;

@@ -12,6 +12,8 @@
  * Network input is handled in Endpoint and is never fatal.
  */
 import { createSocket, type Socket } from 'node:dgram';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { EngineCommand, EngineMessage, EngineSettings } from '../ipc.js';
 import type {
@@ -24,11 +26,13 @@ import type {
   RecordOptions,
 } from '../port.js';
 import { Clock, LoadWindow } from './clock.js';
+import { Room } from './conference.js';
 import { MEDIA } from './constants.js';
-import { Endpoint, type Endpoint as EndpointT, type PlayOp } from './endpoint.js';
+import { badDigit, type DigitStep, digitSchedule } from './dtmf.js';
+import { Endpoint, type PlayOp, playFrame } from './endpoint.js';
 import { PlayError } from './errors.js';
 import { CODEC_PT } from './g711.js';
-import { clamp16, tone } from './pcm.js';
+import { tone } from './pcm.js';
 import { type RecordEnd, Recorder } from './recorder.js';
 import { answerDirection, buildSdp, negotiate } from './sdp.js';
 import { SourceLoader } from './sources.js';
@@ -37,19 +41,13 @@ const ALL_CODECS: readonly Codec[] = ['PCMU', 'PCMA'];
 const SILENCE = new Int16Array(MEDIA.FRAME_SAMPLES);
 const LATE_TICK_MS = 5;
 
-interface Room {
-  readonly name: string;
-  readonly members: Set<EndpointT>;
-  readonly mix: Int32Array;
-  /** Members whose input is part of `mix` this tick. */
-  readonly contributed: Set<EndpointT>;
-  readonly out: Int16Array;
-  beep: { pcm: Int16Array; pos: number } | null;
-}
-
+/** The engine: commands in, events out, one clock (see the file header). */
 export class Engine {
   private readonly endpoints = new Map<string, Endpoint>();
   private readonly creating = new Set<string>();
+  /** Released while their socket was still being bound: closed as soon as the bind completes. */
+  private readonly cancelled = new Set<string>();
+  private lastTickError = 0;
   private readonly rooms = new Map<string, Room>();
   private readonly load = new LoadWindow();
   private readonly clock: Clock;
@@ -71,8 +69,25 @@ export class Engine {
       cacheMaxBytes: settings.cacheMaxBytes,
       maxDownloadBytes: settings.maxDownloadBytes,
       logger,
+      blockPrivate: settings.blockPrivateUrls,
+      fetchTimeoutMs: settings.urlTimeoutMs,
     });
     this.clock = new Clock((late) => this.tick(late), this.load);
+    void this.removeOrphanedSpool();
+  }
+
+  /**
+   * Recordings that were running when a previous engine died leave their spool files behind (the
+   * calls were told `media.recordFailed`); anything untouched for an hour is such an orphan.
+   */
+  private async removeOrphanedSpool(): Promise<void> {
+    const dir = this.settings.spoolDir;
+    const cutoff = Date.now() - 3_600_000;
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      const path = join(dir, name);
+      const s = await stat(path).catch(() => null);
+      if (s?.isFile() && s.mtimeMs < cutoff) await rm(path, { force: true }).catch(() => {});
+    }
   }
 
   start(): void {
@@ -158,6 +173,9 @@ export class Engine {
             tickLateP50Ms: w.lateP50Ms,
             tickLateP99Ms: w.lateP99Ms,
             tickLateMaxMs: w.lateMaxMs,
+            tickWorkP50Ms: w.workP50Ms,
+            tickWorkP99Ms: w.workP99Ms,
+            tickWorkMaxMs: w.workMaxMs,
             cpuPercent: w.cpuPercent,
             rssBytes: process.memoryUsage.rss(),
             ticks: w.ticks,
@@ -220,6 +238,11 @@ export class Engine {
     this.creating.add(id);
     const bound = await this.bindPort();
     this.creating.delete(id);
+    if (this.cancelled.delete(id)) {
+      bound?.socket.close();
+      this.emit({ type: 'media.released', endpointId: id });
+      return;
+    }
     if (!bound) {
       this.emit({
         type: 'media.endpointFailed',
@@ -229,8 +252,17 @@ export class Engine {
       });
       return;
     }
-    const ep = new Endpoint(id, bound.socket, this.settings.rtpHost, bound.port, allowed, (e, d) =>
-      this.onDigit(e, d),
+    const ep = new Endpoint(
+      id,
+      bound.socket,
+      this.settings.rtpHost,
+      bound.port,
+      allowed,
+      (e, d) => this.onDigit(e, d),
+      (e, pkt) => {
+        // A bridge carries DTMF too (Dial to an IVR): unless muted, the peer relays the event.
+        if (e.bridgePeer && !e.muted) e.bridgePeer.relayEvent(pkt);
+      },
     );
     this.endpoints.set(id, ep);
     if (negotiated?.ok) {
@@ -298,6 +330,10 @@ export class Engine {
 
   private release(id: string): void {
     const ep = this.endpoints.get(id);
+    if (!ep && this.creating.has(id)) {
+      this.cancelled.add(id);
+      return;
+    }
     if (!ep) {
       this.emit({ type: 'media.released', endpointId: id });
       return;
@@ -340,6 +376,29 @@ export class Engine {
     }
     if (ep.play) this.endPlay(ep, 'stopped');
     const loop = opts.loop ?? 1;
+    if (source.kind === 'digits' && ep.sendsEvents) {
+      const bad = badDigit(source.digits);
+      if (bad !== null) {
+        this.emit({
+          type: 'media.playFailed',
+          endpointId: id,
+          opId,
+          reason: 'bad-digits',
+          message: `not a DTMF digit: ${JSON.stringify(bad)}`,
+        });
+        return;
+      }
+      ep.play = {
+        opId,
+        interruptOnDtmf: false,
+        internal: false,
+        pcm: null,
+        pos: 0,
+        loopsLeft: 1,
+        script: digitSchedule(source.digits),
+      };
+      return;
+    }
     const op: PlayOp = {
       opId,
       interruptOnDtmf: opts.interruptOnDtmf ?? false,
@@ -385,25 +444,6 @@ export class Engine {
   /** A collect's timeout starts when the prompt before it ends (Gather semantics). */
   private promptEnded(ep: Endpoint): void {
     if (ep.collect) ep.collect.lastActivity = performance.now();
-  }
-
-  /** Copies the next frame of `op` into `out`; returns false when the play has finished. */
-  private playFrame(op: PlayOp, out: Int16Array): boolean {
-    const pcm = op.pcm!;
-    let filled = 0;
-    while (filled < out.length) {
-      if (op.pos >= pcm.length) {
-        op.loopsLeft--;
-        if (op.loopsLeft <= 0 || pcm.length === 0) break;
-        op.pos = 0;
-      }
-      const n = Math.min(out.length - filled, pcm.length - op.pos);
-      out.set(pcm.subarray(op.pos, op.pos + n), filled);
-      op.pos += n;
-      filled += n;
-    }
-    out.fill(0, filled);
-    return filled > 0;
   }
 
   private collect(id: string, opId: string, opts: CollectOptions): void {
@@ -564,20 +604,14 @@ export class Engine {
     if (ep.room) this.leave(ep);
     let room = this.rooms.get(opts.room);
     if (!room) {
-      room = {
-        name: opts.room,
-        members: new Set(),
-        mix: new Int32Array(MEDIA.FRAME_SAMPLES),
-        contributed: new Set(),
-        out: new Int16Array(MEDIA.FRAME_SAMPLES),
-        beep: null,
-      };
+      room = new Room(opts.room);
       this.rooms.set(opts.room, room);
     }
-    room.members.add(ep);
+    room.add(ep);
     ep.room = opts.room;
+    ep.roomBeep = opts.beep ?? false;
     if (opts.muted !== undefined) ep.muted = opts.muted;
-    if (opts.beep) room.beep = { pcm: this.roomBeepTone, pos: 0 };
+    if (opts.beep) room.beep(this.roomBeepTone);
     if (opts.waitMusic) {
       const op: PlayOp = {
         opId: `${id}:wait`,
@@ -606,48 +640,30 @@ export class Engine {
     ep.waitMusic = null;
     let left = 0;
     if (room) {
-      room.members.delete(ep);
-      room.contributed.delete(ep);
+      room.remove(ep);
       left = room.members.size;
       if (left === 0) this.rooms.delete(name);
-      else room.beep = { pcm: this.roomBeepTone, pos: 0 };
+      else if (ep.roomBeep) room.beep(this.roomBeepTone);
     }
     this.emit({ type: 'media.conferenceLeft', endpointId: ep.id, room: name, participants: left });
   }
 
-  private mixRoom(room: Room): void {
-    const mix = room.mix;
-    mix.fill(0);
-    room.contributed.clear();
-    for (const m of room.members) {
-      if (m.muted || !m.hasInput) continue;
-      room.contributed.add(m);
-      const f = m.inFrame;
-      for (let i = 0; i < mix.length; i++) mix[i] = mix[i]! + f[i]!;
-    }
-    if (room.beep) {
-      const b = room.beep;
-      const n = Math.min(mix.length, b.pcm.length - b.pos);
-      for (let i = 0; i < n; i++) mix[i] = mix[i]! + b.pcm[b.pos + i]!;
-      b.pos += n;
-      if (b.pos >= b.pcm.length) room.beep = null;
-    }
-  }
-
-  /** What `ep` hears in its room: everyone else's input (not its own), or wait music when alone. */
-  private roomFrame(ep: Endpoint, room: Room, out: Int16Array): Int16Array | null {
-    if (room.members.size === 1 && ep.waitMusic?.pcm) {
-      return this.playFrame(ep.waitMusic, out) ? out : null;
-    }
-    const mine = room.contributed.has(ep) ? ep.inFrame : null;
-    const mix = room.mix;
-    for (let i = 0; i < out.length; i++) out[i] = clamp16(mine ? mix[i]! - mine[i]! : mix[i]!);
-    return out;
-  }
-
   // ---------------------------------------------------------------- the clock
 
+  /** One clock tick; a bug here is logged (at most once a second) rather than stopping the clock. */
   private tick(lateMs: number): void {
+    try {
+      this.runTick(lateMs);
+    } catch (err) {
+      const now = Date.now();
+      if (now - this.lastTickError > 1000) {
+        this.lastTickError = now;
+        this.logger.error({ err }, 'media tick failed');
+      }
+    }
+  }
+
+  private runTick(lateMs: number): void {
     const now = performance.now();
     const late = lateMs > LATE_TICK_MS;
     for (const ep of this.endpoints.values()) {
@@ -664,9 +680,25 @@ export class Engine {
         else if (now - c.lastActivity >= c.timeoutMs) this.endCollect(ep, 'timeout');
       }
     }
-    for (const room of this.rooms.values()) this.mixRoom(room);
+    for (const room of this.rooms.values()) room.mixTick();
     const out = this.frame;
-    for (const ep of this.endpoints.values()) ep.send(this.output(ep, out), SILENCE);
+    for (const ep of this.endpoints.values()) {
+      const play = ep.play;
+      if (play?.script && !ep.beep) this.scriptTick(ep, play, play.script);
+      else ep.send(this.output(ep, out), SILENCE);
+    }
+  }
+
+  /** One tick of Play digits as RFC 4733 events. */
+  private scriptTick(ep: Endpoint, play: PlayOp, script: readonly (DigitStep | null)[]): void {
+    const step = script[play.pos];
+    play.pos++;
+    if (step === undefined) {
+      ep.send(null, SILENCE);
+      this.endPlay(ep, 'completed');
+      return;
+    }
+    ep.sendEvent(step, SILENCE);
   }
 
   private output(ep: Endpoint, out: Int16Array): Int16Array | null {
@@ -685,7 +717,7 @@ export class Engine {
     const play = ep.play;
     if (play) {
       if (!play.pcm) return null;
-      const more = this.playFrame(play, out);
+      const more = playFrame(play, out);
       if (play.loopsLeft <= 0 || play.pcm.length === 0 || (!more && play.pos >= play.pcm.length)) {
         this.endPlay(ep, 'completed');
       }
@@ -695,7 +727,7 @@ export class Engine {
     if (peer) return peer.hasInput && !peer.muted ? peer.inFrame : null;
     if (ep.room) {
       const room = this.rooms.get(ep.room);
-      if (room) return this.roomFrame(ep, room, out);
+      if (room) return room.hear(ep, out);
     }
     return null;
   }

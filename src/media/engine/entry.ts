@@ -3,6 +3,7 @@
  * Waits for `init`, starts the engine and its clock, reports `ready`, then serves commands until
  * `shutdown` or until the parent goes away.
  */
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { createLogger } from '../../logger.js';
 import type { EngineCommand, EngineMessage } from '../ipc.js';
 import { Engine } from './engine.js';
@@ -10,14 +11,15 @@ import { Engine } from './engine.js';
 let engine: Engine | null = null;
 
 /**
- * Node loads its fetch implementation (undici) lazily, and the first `fetch()` compiles it
- * synchronously for ~100 ms: do that before the clock starts, not during the first Play URL.
+ * Work Node does lazily on first use, done before the clock starts rather than during the first
+ * https Play URL: the TLS root store and a default secure context.
  */
-async function warmUp(): Promise<void> {
+function warmUp(): void {
   try {
-    await (await fetch('data:text/plain,warm')).text();
+    createSecureContext();
+    void rootCertificates.length;
   } catch {
-    // Not fatal: the first URL play would just pay the cost.
+    // Not fatal: the first https URL would just pay the cost.
   }
 }
 
@@ -31,11 +33,10 @@ process.on('message', (raw: unknown) => {
     if (engine) return;
     const logger = createLogger(cmd.settings.logLevel, 'media-engine');
     engine = new Engine(cmd.settings, send, logger);
-    void warmUp().finally(() => {
-      engine?.start();
-      logger.info({ pid: process.pid, rtpHost: cmd.settings.rtpHost }, 'media engine started');
-      send({ kind: 'ready' });
-    });
+    warmUp();
+    engine.start();
+    logger.info({ pid: process.pid, rtpHost: cmd.settings.rtpHost }, 'media engine started');
+    send({ kind: 'ready' });
     return;
   }
   if (cmd.op === 'shutdown') {

@@ -7,6 +7,7 @@ import type { Codec } from '../port.js';
 import { MEDIA } from './constants.js';
 import { CODEC_PT } from './g711.js';
 
+/** SDP direction attribute (RFC 4566 §6, RFC 3264 §5.1). */
 export type Direction = 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
 
 /** What we learned from the remote description. */
@@ -22,6 +23,7 @@ export interface RemoteMedia {
   readonly direction: Direction;
 }
 
+/** Outcome of reading a remote offer or answer: the stream, or why it is unusable. */
 export type NegotiationResult =
   | { readonly ok: true; readonly remote: RemoteMedia }
   | { readonly ok: false; readonly reason: 'bad-sdp' | 'no-common-codec'; readonly message: string };

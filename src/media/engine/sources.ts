@@ -10,20 +10,26 @@ import type { Logger } from 'pino';
 import type { PlaySource } from '../port.js';
 import { MEDIA } from './constants.js';
 import { soxTo8kWav } from './convert.js';
+import { badDigit, digitsToPcm } from './dtmf.js';
 import { PlayError } from './errors.js';
 import { tone } from './pcm.js';
 import { synthesize } from './tts.js';
 import { UrlCache } from './url-cache.js';
 import { readEngineWav } from './wav.js';
 
+/** Cache locations and limits for `SourceLoader`. */
 export interface SourceLoaderOptions {
   readonly cacheDir: string;
   readonly cacheMaxBytes: number;
   readonly maxDownloadBytes: number;
   readonly logger: Logger;
   readonly memoryBytes?: number;
+  /** Play URLs to loopback/private addresses are refused too (SSRF policy). */
+  readonly blockPrivate: boolean;
+  readonly fetchTimeoutMs?: number;
 }
 
+/** Loads play sources into 8 kHz PCM off the clock (see the file header). */
 export class SourceLoader {
   private readonly memory = new Map<string, Int16Array>();
   private memoryBytes = 0;
@@ -36,6 +42,8 @@ export class SourceLoader {
       maxBytes: o.cacheMaxBytes,
       maxDownloadBytes: o.maxDownloadBytes,
       logger: o.logger,
+      blockPrivate: o.blockPrivate,
+      fetchTimeoutMs: o.fetchTimeoutMs,
     });
   }
 
@@ -46,6 +54,11 @@ export class SourceLoader {
         return new Int16Array(Math.round((MEDIA.SAMPLE_RATE * Math.max(0, source.ms)) / 1000));
       case 'tone':
         return tone(source.frequencyHz, source.ms);
+      case 'digits': {
+        const bad = badDigit(source.digits);
+        if (bad !== null) throw new PlayError('bad-digits', `not a DTMF digit: ${JSON.stringify(bad)}`);
+        return digitsToPcm(source.digits);
+      }
       case 'file':
         return this.loadFile(source.path);
       case 'url':
@@ -57,6 +70,8 @@ export class SourceLoader {
           source.text,
           source.voice,
           source.language,
+          // Speech shares the cache budget: a quarter of MEDIA_CACHE_MAX_BYTES.
+          this.o.cacheMaxBytes / 4,
         );
         return this.loadFile(path);
       }

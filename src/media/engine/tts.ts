@@ -4,7 +4,7 @@
  * (TwiML Say: man | woman | alice | Polly.*, BCP 47) are mapped to an espeak-ng voice and variant.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { run, soxTo8kWav } from './convert.js';
 import { PlayError } from './errors.js';
@@ -71,6 +71,7 @@ export async function synthesize(
   text: string,
   voice: string | undefined,
   language: string | undefined,
+  maxBytes = Number.POSITIVE_INFINITY,
 ): Promise<string> {
   const espeak = espeakVoice(voice, language);
   const key = createHash('sha256').update(`${espeak}\n${text}`).digest('hex');
@@ -80,8 +81,12 @@ export async function synthesize(
       (s) => s.size > 44,
       () => false,
     )
-  )
+  ) {
+    // Mark it used: pruning removes the least recently used first.
+    const now = new Date();
+    await utimes(out, now, now).catch(() => {});
     return out;
+  }
   await mkdir(dir, { recursive: true });
   const nonce = `${process.pid}-${Math.random().toString(36).slice(2)}`;
   const raw = join(dir, `${key}.${nonce}.espeak.wav`);
@@ -95,9 +100,32 @@ export async function synthesize(
     const c = await soxTo8kWav(raw, tmp);
     if (c.code !== 0) throw new PlayError('tts-failed', `sox failed on speech: ${c.stderr.trim()}`);
     await rename(tmp, out);
+    await pruneDir(dir, maxBytes, out);
     return out;
   } finally {
     await rm(raw, { force: true });
     await rm(tmp, { force: true });
+  }
+}
+
+/**
+ * Keeps the `.wav` files of `dir` within `maxBytes`, deleting the least recently used (mtime,
+ * refreshed on every use) first, never `keep`.
+ */
+export async function pruneDir(dir: string, maxBytes: number, keep: string): Promise<void> {
+  if (!Number.isFinite(maxBytes)) return;
+  const files: { path: string; size: number; mtime: number }[] = [];
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!name.endsWith('.wav') || name.includes('.tmp.') || name.includes('.espeak.')) continue;
+    const path = join(dir, name);
+    const s = await stat(path).catch(() => null);
+    if (s) files.push({ path, size: s.size, mtime: s.mtimeMs });
+  }
+  let total = files.reduce((n, f) => n + f.size, 0);
+  for (const f of files.sort((a, b) => a.mtime - b.mtime)) {
+    if (total <= maxBytes) break;
+    if (f.path === keep) continue;
+    await rm(f.path, { force: true });
+    total -= f.size;
   }
 }

@@ -4,6 +4,7 @@
  * by URL + validator (ETag, else Last-Modified). Each play revalidates with a conditional GET
  * (RFC 9110 §13.1: If-None-Match / If-Modified-Since); 304 reuses the file, a fetch error falls
  * back to a cached copy. The directory is bounded to `maxBytes`, least recently used evicted first.
+ * Requests go through `httpGet` (SSRF policy, pinned addresses, bounded redirects).
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -13,6 +14,7 @@ import type { Logger } from 'pino';
 import { MEDIA } from './constants.js';
 import { soxTo8kWav } from './convert.js';
 import { PlayError } from './errors.js';
+import { type HttpResponse, httpGet } from './http-get.js';
 
 interface Entry {
   readonly url: string;
@@ -23,12 +25,15 @@ interface Entry {
   lastUsed: number;
 }
 
+/** Directory, byte bounds and logger of a `UrlCache`. */
 export interface UrlCacheOptions {
   readonly dir: string;
   readonly maxBytes: number;
   readonly maxDownloadBytes: number;
   readonly logger: Logger;
   readonly fetchTimeoutMs?: number;
+  /** Refuse loopback and private addresses too (the webhook SSRF policy's `blockPrivate`). */
+  readonly blockPrivate: boolean;
 }
 
 /** Content types that are certainly not audio: refused before the body is read. */
@@ -48,6 +53,7 @@ export function sniffAudioType(head: Uint8Array, contentType: string | null): st
   return null;
 }
 
+/** Downloads, converts and caches Play URLs (see the file header). */
 export class UrlCache {
   private readonly entries = new Map<string, Entry>();
   private readonly inflight = new Map<string, Promise<string>>();
@@ -110,50 +116,50 @@ export class UrlCache {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.o.fetchTimeoutMs ?? MEDIA.FETCH_TIMEOUT_MS);
     try {
-      let res: Response;
+      let res: HttpResponse;
       try {
-        res = await fetch(url, { headers, signal: controller.signal, redirect: 'follow' });
+        res = await httpGet(parsed, {
+          headers,
+          signal: controller.signal,
+          blockPrivate: this.o.blockPrivate,
+        });
       } catch (err) {
-        if (cached) return this.use(cached, `fetch failed, using cached copy: ${(err as Error).message}`);
-        throw new PlayError(
-          'fetch-failed',
-          `fetch ${url}: ${(err as Error).cause ?? (err as Error).message}`,
-          {
-            cause: err,
-          },
-        );
+        const policy = err instanceof PlayError && err.message.includes('URL policy');
+        if (cached && !policy)
+          return this.use(cached, `fetch failed, using cached copy: ${(err as Error).message}`);
+        throw err;
       }
       if (res.status === 304 && cached) {
-        await res.body?.cancel();
+        res.body.destroy();
         return this.use(cached);
       }
-      if (!res.ok) {
-        await res.body?.cancel();
+      if (res.status < 200 || res.status > 299) {
+        res.body.destroy();
         if (cached && res.status >= 500) return this.use(cached, `HTTP ${res.status}, using cached copy`);
         throw new PlayError('fetch-failed', `HTTP ${res.status} from ${url}`);
       }
-      const contentType = res.headers.get('content-type');
+      const contentType = res.header('content-type');
       if (contentType && NOT_AUDIO.test(contentType)) {
-        await res.body?.cancel();
+        res.body.destroy();
         throw new PlayError('not-audio', `Content-Type ${contentType} is not audio`);
       }
-      const declared = Number(res.headers.get('content-length') ?? Number.NaN);
+      const declared = Number(res.header('content-length') ?? Number.NaN);
       if (Number.isFinite(declared) && declared > this.o.maxDownloadBytes) {
-        controller.abort();
+        res.body.destroy();
         throw new PlayError(
           'too-large',
           `Content-Length ${declared} exceeds the ${this.o.maxDownloadBytes}-byte download limit`,
         );
       }
-      return await this.store(url, res, contentType, controller);
+      return await this.store(url, res, contentType);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private async store(url: string, res: Response, contentType: string | null, controller: AbortController) {
-    const etag = res.headers.get('etag');
-    const lastModified = res.headers.get('last-modified');
+  private async store(url: string, res: HttpResponse, contentType: string | null): Promise<string> {
+    const etag = res.header('etag');
+    const lastModified = res.header('last-modified');
     const key = createHash('sha256')
       .update(`${url}\n${etag ?? lastModified ?? ''}`)
       .digest('hex');
@@ -161,7 +167,7 @@ export class UrlCache {
     const download = join(this.o.dir, `${key}.${nonce}.download`);
     const converted = join(this.o.dir, `${key}.${nonce}.tmp.wav`);
     try {
-      await this.download(res, download, controller);
+      await this.download(res, download);
       const fh = await open(download, 'r');
       const head = new Uint8Array(12);
       await fh.read(head, 0, 12, 0);
@@ -185,15 +191,14 @@ export class UrlCache {
     }
   }
 
-  private async download(res: Response, path: string, controller: AbortController): Promise<void> {
-    if (!res.body) throw new PlayError('not-audio', 'empty body');
+  private async download(res: HttpResponse, path: string): Promise<void> {
     const out = createWriteStream(path);
     let bytes = 0;
     try {
-      for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
         bytes += chunk.length;
         if (bytes > this.o.maxDownloadBytes) {
-          controller.abort();
+          res.body.destroy();
           throw new PlayError('too-large', `download exceeds the ${this.o.maxDownloadBytes}-byte limit`);
         }
         if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));

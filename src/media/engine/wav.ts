@@ -4,6 +4,7 @@
  * process first, so no resampling ever runs on the clock thread. Writing is a hand-made 44-byte
  * header in front of the PCM: a long recording is never re-packed sample by sample.
  */
+import { endianness } from 'node:os';
 import wavefile from 'wavefile';
 import { MEDIA } from './constants.js';
 import { decodeG711 } from './g711.js';
@@ -69,8 +70,11 @@ export function wavHeader(dataBytes: number): Buffer {
   return h;
 }
 
-/** Little-endian bytes of PCM samples (WAV byte order). */
+const LITTLE_ENDIAN = endianness() === 'LE';
+
+/** Little-endian bytes of PCM samples (WAV byte order): a plain copy on little-endian hosts. */
 export function pcmToBytes(pcm: Int16Array): Buffer {
+  if (LITTLE_ENDIAN) return Buffer.from(pcm.buffer.slice(pcm.byteOffset, pcm.byteOffset + pcm.byteLength));
   const out = Buffer.allocUnsafe(pcm.length * 2);
   for (let i = 0; i < pcm.length; i++) out.writeInt16LE(pcm[i]!, i * 2);
   return out;

@@ -72,7 +72,12 @@ let portBlock = 0;
 
 /** Starts an engine on 127.0.0.1 with a private RTP port range. */
 export async function startEngine(
-  o: { maxDownloadBytes?: number; cacheMaxBytes?: number } = {},
+  o: {
+    maxDownloadBytes?: number;
+    cacheMaxBytes?: number;
+    blockPrivateUrls?: boolean;
+    urlTimeoutMs?: number;
+  } = {},
 ): Promise<TestEngine> {
   const root = await mkdtemp(join(tmpdir(), 'media-test-'));
   const cacheDir = join(root, 'cache');
@@ -90,6 +95,8 @@ export async function startEngine(
       maxDownloadBytes: o.maxDownloadBytes ?? 5 * 1024 * 1024,
     },
     storage,
+    blockPrivateUrls: o.blockPrivateUrls ?? false,
+    urlTimeoutMs: o.urlTimeoutMs,
     logger: pino({ level: process.env.LOG_LEVEL ?? 'silent' }),
     engineLogLevel: process.env.LOG_LEVEL ?? 'error',
   });
@@ -125,6 +132,8 @@ export interface ReceivedPacket {
   readonly at: number;
   readonly pt: number;
   readonly seq: number;
+  readonly ts: number;
+  readonly marker: boolean;
   readonly payload: Uint8Array;
 }
 
@@ -147,6 +156,8 @@ export class RtpPeer {
       const p = parseRtp(msg);
       if (p)
         this.received.push({
+          ts: p.timestamp,
+          marker: p.marker,
           at: performance.now(),
           pt: p.payloadType,
           seq: p.sequence,
@@ -192,8 +203,8 @@ export class RtpPeer {
     this.socket.send(buf, this.target!.port, this.target!.address);
   }
 
-  /** Starts streaming `pcm` (looped) as 20 ms packets until `stopStreaming`. */
-  stream(pcm: Int16Array): void {
+  /** Starts streaming `pcm` (looped, or once then silence) as 20 ms packets until `stopStreaming`. */
+  stream(pcm: Int16Array, loop = true): void {
     this.stopStreaming();
     let pos = 0;
     const start = performance.now();
@@ -203,8 +214,9 @@ export class RtpPeer {
       const due = Math.floor((performance.now() - start) / 20) + 1;
       while (n < due) {
         for (let i = 0; i < 160; i++) {
-          frame[i] = pcm[pos]!;
-          pos = (pos + 1) % pcm.length;
+          // Once a non-looped sound is over, the stream goes on with silence.
+          frame[i] = loop || pos < pcm.length ? pcm[pos % pcm.length]! : 0;
+          pos = loop ? (pos + 1) % pcm.length : pos + 1;
         }
         this.sendRaw(
           buildRtp(

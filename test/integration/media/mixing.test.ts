@@ -5,6 +5,7 @@
  * participant is heard by nobody.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DtmfDetector } from '../../../src/media/engine/dtmf.js';
 import { tone } from '../../../src/media/engine/pcm.js';
 import { RtpPeer, startEngine, type TestEngine, tonePower, until } from './helpers.js';
 
@@ -28,7 +29,7 @@ describe('bridge and conference', () => {
     await t?.close();
   });
 
-  it('bridges A and B: each hears the other (PCMU ↔ PCMA transcoded)', async () => {
+  it('bridges A and B: each hears the other (PCMU ↔ PCMA transcoded), DTMF is relayed', async () => {
     const a = await RtpPeer.open('127.0.0.2', 'PCMU');
     const b = await RtpPeer.open('127.0.0.3', 'PCMA');
     try {
@@ -45,6 +46,20 @@ describe('bridge and conference', () => {
       expect(hears(atA, 1200)).toBe(true);
       expect(hears(atA, 500)).toBe(false);
       expect(hears(atB, 1200)).toBe(false);
+
+      // DTMF from A crosses the bridge as RFC 4733 events (one digit at B), and is reported for A.
+      const sinceDtmf = performance.now();
+      a.sendDtmf('9');
+      await until(
+        () => b.received.some((p) => p.at >= sinceDtmf && p.pt === 101 && (p.payload[1]! & 0x80) !== 0),
+        2000,
+        'relayed DTMF',
+      );
+      const relayed = b.received.filter((p) => p.at >= sinceDtmf && p.pt === 101);
+      const detector = new DtmfDetector();
+      expect(relayed.map((p) => detector.push(1, p.ts, p.payload)).filter((d) => d !== null)).toEqual(['9']);
+      expect(relayed.filter((p) => p.marker)).toHaveLength(1);
+      expect((await t.log.waitFor('media.dtmf', (e) => e.endpointId === 'br-a')).digit).toBe('9');
 
       // Muting A: B no longer hears it; A still hears B.
       t.engine.setMuted('br-a', true);

@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DtmfDetector } from '../../../src/media/engine/dtmf.js';
 import { RtpPeer, rmsOf, startEngine, type TestEngine, tonePower, until } from './helpers.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../../fixtures/media');
@@ -119,6 +120,49 @@ describe('play to a Node RTP sink', () => {
     } finally {
       peer.close();
       t.engine.release('loop');
+    }
+  });
+
+  it('plays digits as RFC 4733 events when the far end negotiated telephone-event', async () => {
+    const peer = await RtpPeer.open('127.0.0.2', 'PCMU');
+    try {
+      await t.endpoint('digits', peer.sdp());
+      const start = performance.now();
+      t.engine.play('digits', 'op-digits', { kind: 'digits', digits: '1w2#' });
+      expect((await t.log.waitFor('media.playDone', (e) => e.opId === 'op-digits')).reason).toBe('completed');
+      const events = peer.received.filter((p) => p.at >= start && p.pt === 101);
+      const detector = new DtmfDetector();
+      const heard = events.map((p) => detector.push(1, p.ts, p.payload)).filter((d) => d !== null);
+      expect(heard).toEqual(['1', '2', '#']);
+      expect(events.filter((p) => p.marker)).toHaveLength(3);
+      expect(events.filter((p) => (p.payload[1]! & 0x80) !== 0)).toHaveLength(9); // 3 end packets each
+      const starts = events.filter((p) => p.marker).map((p) => p.ts);
+      // '1' then w (0.5 s) then '2': (9 + 25) ticks of 160 samples apart.
+      expect((starts[1]! - starts[0]!) >>> 0).toBe(34 * 160);
+
+      t.engine.play('digits', 'op-bad', { kind: 'digits', digits: '12x' });
+      expect((await t.log.waitFor('media.playFailed', (e) => e.opId === 'op-bad')).reason).toBe('bad-digits');
+    } finally {
+      peer.close();
+      t.engine.release('digits');
+    }
+  });
+
+  it('plays digits as in-band tones when the far end has no telephone-event', async () => {
+    const peer = await RtpPeer.open('127.0.0.3', 'PCMU');
+    try {
+      await t.endpoint('inband', peer.sdp('0'));
+      const start = performance.now();
+      t.engine.play('inband', 'op-inband', { kind: 'digits', digits: '1' });
+      expect((await t.log.waitFor('media.playDone', (e) => e.opId === 'op-inband')).reason).toBe('completed');
+      expect(peer.received.some((p) => p.pt === 101)).toBe(false);
+      const audio = peer.decoded(start);
+      // 1 = 697 Hz + 1209 Hz
+      expect(tonePower(audio, 697)).toBeGreaterThan(50 * tonePower(audio, 941));
+      expect(tonePower(audio, 1209)).toBeGreaterThan(50 * tonePower(audio, 1477));
+    } finally {
+      peer.close();
+      t.engine.release('inband');
     }
   });
 });

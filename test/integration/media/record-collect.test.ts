@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
 import { newSid, SidPrefix } from '../../../src/ids.js';
+import { digitsToPcm } from '../../../src/media/engine/dtmf.js';
+import { encodeG711 } from '../../../src/media/engine/g711.js';
 import { tone } from '../../../src/media/engine/pcm.js';
+import { buildRtp } from '../../../src/media/engine/rtp.js';
 import { RtpPeer, rmsOf, startEngine, type TestEngine, tonePower, until } from './helpers.js';
 
 describe('record and collect', () => {
@@ -110,6 +113,49 @@ describe('record and collect', () => {
     peer.sendDtmf('#');
     const done = await t.log.waitFor('media.collectDone', (e) => e.opId === 'op-gather');
     expect(done).toMatchObject({ digits: '42', reason: 'finish-key' });
+  });
+
+  it('records packets that arrived out of order in sequence order (jitter buffer)', async () => {
+    await call();
+    const sid = newSid(SidPrefix.Recording);
+    t.engine.record(id, 'op-order', {
+      recordingSid: sid,
+      maxLengthSeconds: 30,
+      silenceTimeoutSeconds: 0.5,
+      finishOnKey: '',
+      playBeep: false,
+    });
+    // 30 frames, frame k a constant level rising with k; sent with each pair swapped (0 2 1 4 3 ...).
+    const order = Array.from({ length: 30 }, (_, k) => (k === 0 ? 0 : k % 2 === 1 ? k + 1 : k - 1)).map((k) =>
+      Math.min(k, 29),
+    );
+    const levels = Array.from({ length: 30 }, (_, k) => 1000 + k * 300);
+    for (const k of order) {
+      peer.sendRaw(
+        buildRtp(0, 500 + k, 9000 + k * 160, 4242, encodeG711('PCMU', new Int16Array(160).fill(levels[k]!))),
+      );
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const done = await t.log.waitFor('media.recordDone', (e) => e.opId === 'op-order', 5000);
+    expect(done.reason).toBe('silence');
+    const pcm = await samples(sid);
+    const frameLevels = Array.from({ length: Math.floor(pcm.length / 160) }, (_, i) => pcm[i * 160 + 80]!);
+    expect(frameLevels.length).toBeGreaterThanOrEqual(28);
+    for (let i = 1; i < frameLevels.length; i++)
+      expect(frameLevels[i]!).toBeGreaterThanOrEqual(frameLevels[i - 1]!);
+    const stats = await t.engine.stats(id);
+    expect(stats?.packetsLost).toBe(0);
+  });
+
+  it('collects in-band DTMF from a far end without telephone-event', async () => {
+    id = `rc-${++n}`;
+    peer = await RtpPeer.open('127.0.0.2');
+    peer.sendTo(await t.endpoint(id, peer.sdp('0')));
+    t.engine.collect(id, 'op-inband', { timeoutSeconds: 5, finishOnKey: '#' });
+    peer.stream(digitsToPcm('42#'), false);
+    const done = await t.log.waitFor('media.collectDone', (e) => e.opId === 'op-inband', 5000);
+    expect(done).toMatchObject({ digits: '42', reason: 'finish-key' });
+    expect(t.log.events.filter((e) => e.type === 'media.dtmf' && e.endpointId === id)).toHaveLength(3);
   });
 
   it('collect times out after the prompt with the digits so far', async () => {

@@ -32,6 +32,8 @@ describe('engine supervision', () => {
       await until(() => peer.received.length > 5, 3000, 'audio');
       const pid = t.engine.pid!;
       process.kill(pid, 'SIGKILL');
+      // Issued while the engine is dying: still exactly one terminal event.
+      t.engine.play('sv-2', 'op-dying', { kind: 'tone', frequencyHz: 440, ms: 100 });
 
       const lost1 = await t.log.waitFor('media.endpointLost', (e) => e.endpointId === 'sv-1');
       await t.log.waitFor('media.endpointLost', (e) => e.endpointId === 'sv-2');
@@ -42,7 +44,9 @@ describe('engine supervision', () => {
       expect((await t.log.waitFor('media.collectDone', (e) => e.opId === 'op-c')).reason).toBe('lost');
       await t.log.waitFor('media.recordFailed', (e) => e.opId === 'op-r');
       // Exactly one terminal event per operation.
-      expect(t.log.count('media.playFailed') + t.log.count('media.playDone')).toBe(1);
+      expect(
+        t.log.count('media.playFailed', (e) => e.type === 'media.playFailed' && e.opId === 'op-loop'),
+      ).toBe(1);
 
       await t.engine.whenReady();
       expect(t.engine.pid).not.toBe(pid);
@@ -52,9 +56,35 @@ describe('engine supervision', () => {
       t.engine.play('sv-3', 'op-after', { kind: 'tone', frequencyHz: 440, ms: 100 });
       expect((await t.log.waitFor('media.playDone', (e) => e.opId === 'op-after')).reason).toBe('completed');
       expect((await t.engine.load()).restarts).toBe(1);
+      expect(
+        t.log.count('media.playFailed', (e) => e.type === 'media.playFailed' && e.opId === 'op-dying'),
+      ).toBe(1);
+      expect(t.log.count('media.playDone', (e) => e.type === 'media.playDone' && e.opId === 'op-dying')).toBe(
+        0,
+      );
     } finally {
       peer.close();
     }
+  });
+
+  it('a release right behind the create leaves nothing behind, whichever wins, and the id can be reused', async () => {
+    const ids = Array.from({ length: 10 }, (_, i) => `race-${i}`);
+    for (const id of ids) {
+      t.engine.createEndpoint(id);
+      t.engine.release(id);
+    }
+    for (const id of ids) {
+      await t.log.waitFor('media.released', (e) => e.endpointId === id);
+      expect(await t.engine.stats(id)).toBeNull();
+    }
+    t.log.events.length = 0; // only events from here on
+    const ep = await t.endpoint('race-0');
+    expect(ep.endpointId).toBe('race-0');
+    t.engine.createEndpoint('race-0');
+    expect((await t.log.waitFor('media.endpointFailed', (e) => e.endpointId === 'race-0')).reason).toBe(
+      'exists',
+    );
+    t.engine.release('race-0');
   });
 
   it('close() releases every endpoint with its events and refuses later commands', async () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { LoadWindow } from '../../../src/media/engine/clock.js';
 import { decodeG711, encodeG711, silenceByte } from '../../../src/media/engine/g711.js';
 import { clamp16, PcmFifo, rms, tone } from '../../../src/media/engine/pcm.js';
 import { Recorder } from '../../../src/media/engine/recorder.js';
-import { espeakVoice } from '../../../src/media/engine/tts.js';
+import { espeakVoice, pruneDir } from '../../../src/media/engine/tts.js';
 import { sniffAudioType } from '../../../src/media/engine/url-cache.js';
 import { pcmToBytes, readEngineWav, wavHeader } from '../../../src/media/engine/wav.js';
 
@@ -163,5 +163,24 @@ describe('LoadWindow', () => {
     const s = w.take();
     expect(s).toMatchObject({ ticks: 100, lateP50Ms: 0.5, lateP99Ms: 30, lateMaxMs: 30 });
     expect(w.take().ticks).toBe(0);
+  });
+});
+
+describe('speech cache pruning', () => {
+  it('deletes the least recently used files beyond the budget, never the one just made', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tts-prune-'));
+    try {
+      const names = ['a.wav', 'b.wav', 'c.wav', 'd.wav'];
+      for (const [i, name] of names.entries()) {
+        await writeFile(join(dir, name), Buffer.alloc(1000));
+        const t = new Date(Date.now() - (10 - i) * 60_000);
+        await utimes(join(dir, name), t, t);
+      }
+      // `a` is the oldest, but it is the file just synthesised: b and c go instead.
+      await pruneDir(dir, 2500, join(dir, 'a.wav'));
+      expect((await readdir(dir)).sort()).toEqual(['a.wav', 'd.wav']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
