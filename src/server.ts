@@ -282,6 +282,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         media: config.media,
         storage: recordingStorage,
         logger: logger.child({ component: 'media' }),
+        blockPrivateUrls: config.webhooks.blockPrivate,
       });
       await media.start();
       closers.push(() => media.close());
