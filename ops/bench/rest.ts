@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import { createNamespace } from '../../test/support/namespace.js';
+import { startServer } from './support.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -53,36 +54,8 @@ async function wrk(url: string, auth: string, seconds: number) {
 
 async function main() {
   const ns = await createNamespace('benchrest');
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: {
-      ...process.env,
-      HTTP_PORT: String(port),
-      HTTP_HOST: '127.0.0.1',
-      DATABASE_URL: ns.databaseUrl,
-      REDIS_PREFIX: ns.redisPrefix,
-      ADMIN_EMAIL: 'bench@example.test',
-      ADMIN_PASSWORD: 'bench-password',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const { child, base, admin } = await startServer(ns, null);
   try {
-    const auth = `Basic ${Buffer.from('bench@example.test:bench-password').toString('base64')}`;
-    let admin: { sid: string; auth_token: string } | undefined;
-    for (let i = 0; i < 100 && !admin; i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      try {
-        const r = await fetch(`${base}/2012-04-24/Accounts/bench%40example.test.json`, {
-          headers: { authorization: auth },
-        });
-        if (r.ok) admin = (await r.json()) as { sid: string; auth_token: string };
-      } catch {
-        // not listening yet
-      }
-    }
-    if (!admin) throw new Error('server did not start');
     const tokenAuth = `Basic ${Buffer.from(`${admin.sid}:${admin.auth_token}`).toString('base64')}`;
     for (let i = 0; i < 20; i++) {
       await fetch(`${base}/2012-04-24/Accounts.json`, {

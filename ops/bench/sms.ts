@@ -10,13 +10,12 @@
  * (messages that reached `delivered` in Postgres / messages accepted).
  * Targets (issue 7): ≥ 500 msg/s end to end, p99 < 100 ms, 100 % receipts matched.
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import { openDb, sql } from '../../src/store/postgres/db.js';
 import { createNamespace } from '../../test/support/namespace.js';
 import { TestSmsc } from '../../test/support/smsc.js';
+import { startServer } from './support.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -26,14 +25,6 @@ const duration = arg('duration', 20);
 const connections = arg('connections', 32);
 const window = arg('window', 50);
 
-async function freePort(): Promise<number> {
-  const s = createServer().listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as { port: number }).port;
-  s.close();
-  return port;
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
@@ -42,44 +33,12 @@ async function main() {
   smsc.behaviour.receiptDelayMs = 1000;
   const smscPort = await smsc.listen();
   const ns = await createNamespace('benchsms');
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  // BENCH_CPU_PROF=dir writes a V8 CPU profile of the server there (open in Chrome DevTools).
-  const prof = process.env.BENCH_CPU_PROF
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
-    : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', 'src/main.ts'], {
-    env: {
-      ...process.env,
-      HTTP_PORT: String(port),
-      HTTP_HOST: '127.0.0.1',
-      DATABASE_URL: ns.databaseUrl,
-      REDIS_PREFIX: ns.redisPrefix,
-      ADMIN_EMAIL: 'bench@example.test',
-      ADMIN_PASSWORD: 'bench-password',
-      LOG_LEVEL: 'warn',
-      SIP_ENABLED: 'false',
-      NUMBER_POOL: '+14155550100-+14155550199',
-      SMPP_URL: `smpp://bench:pw@127.0.0.1:${smscPort}?window=${window}`,
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
+  const { child, base, admin } = await startServer(ns, null, {
+    NUMBER_POOL: '+14155550100-+14155550199',
+    SMPP_URL: `smpp://bench:pw@127.0.0.1:${smscPort}?window=${window}`,
   });
   const db = openDb(ns.databaseUrl, 2);
   try {
-    const adminAuth = `Basic ${Buffer.from('bench@example.test:bench-password').toString('base64')}`;
-    let admin: { sid: string; auth_token: string } | undefined;
-    for (let i = 0; i < 150 && !admin; i++) {
-      await sleep(200);
-      try {
-        const r = await fetch(`${base}/2012-04-24/Accounts/bench%40example.test.json`, {
-          headers: { authorization: adminAuth },
-        });
-        if (r.ok) admin = (await r.json()) as { sid: string; auth_token: string };
-      } catch {
-        // not listening yet
-      }
-    }
-    if (!admin) throw new Error('server did not start');
     const auth = `Basic ${Buffer.from(`${admin.sid}:${admin.auth_token}`).toString('base64')}`;
     const form = { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' };
     const bought = await fetch(`${base}/2012-04-24/Accounts/${admin.sid}/IncomingPhoneNumbers.json`, {

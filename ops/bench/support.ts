@@ -83,13 +83,25 @@ export async function sipp(args: string[], scenario: string | null): Promise<Sip
   }
 }
 
-/** Starts `src/main.ts` on a fresh namespace with SIP on SERVER_IP:sipPort; resolves once it answers. */
+/** A benchmark server: its process, HTTP base URL and the Super Admin (sid and AuthToken). */
+export interface BenchServer {
+  readonly child: ChildProcess;
+  readonly httpPort: number;
+  readonly base: string;
+  readonly admin: { readonly sid: string; readonly auth_token: string };
+}
+
+/**
+ * Starts `src/main.ts` in its own process on a fresh namespace (SIP on SERVER_IP:`sipPort`, or
+ * SIP_ENABLED=false without one); resolves once the API answers.
+ */
 export async function startServer(
   ns: Awaited<ReturnType<typeof createNamespace>>,
-  sipPort: number,
+  sipPort: number | null,
   env: Record<string, string> = {},
-): Promise<{ child: ChildProcess; httpPort: number }> {
+): Promise<BenchServer> {
   const httpPort = await freePort(SERVER_IP);
+  const base = `http://${SERVER_IP}:${httpPort}`;
   // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server there (open it in Chrome DevTools).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
   const child = spawn(process.execPath, [...prof, '--import', 'tsx', 'src/main.ts'], {
@@ -98,25 +110,24 @@ export async function startServer(
       ...process.env,
       HTTP_PORT: String(httpPort),
       HTTP_HOST: SERVER_IP,
-      SIP_HOST: SERVER_IP,
-      SIP_PORT: String(sipPort),
+      ...(sipPort === null ? { SIP_ENABLED: 'false' } : { SIP_HOST: SERVER_IP, SIP_PORT: String(sipPort) }),
       DATABASE_URL: ns.databaseUrl,
       REDIS_PREFIX: ns.redisPrefix,
-      ADMIN_EMAIL: 'bench@example.test',
-      ADMIN_PASSWORD: 'bench-password',
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
       LOG_LEVEL: 'warn',
       ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  const auth = `Basic ${Buffer.from('bench@example.test:bench-password').toString('base64')}`;
+  const auth = `Basic ${Buffer.from(`${ADMIN.email}:${ADMIN.password}`).toString('base64')}`;
   for (let i = 0; i < 150; i++) {
     await new Promise((r) => setTimeout(r, 200));
     try {
-      const r = await fetch(`http://${SERVER_IP}:${httpPort}/2012-04-24/Accounts/bench%40example.test.json`, {
+      const r = await fetch(`${base}/2012-04-24/Accounts/${encodeURIComponent(ADMIN.email)}.json`, {
         headers: { authorization: auth },
       });
-      if (r.ok) return { child, httpPort };
+      if (r.ok) return { child, httpPort, base, admin: (await r.json()) as BenchServer['admin'] };
     } catch {
       // not listening yet
     }
