@@ -321,15 +321,8 @@ export class MediaEngine implements MediaPort {
   private refuse(cmd: EngineCommand, message = 'media engine closed'): void {
     switch (cmd.op) {
       case 'create':
-        this.endpoints.delete(cmd.endpointId);
-        this.dispatch({
-          type: 'media.endpointFailed',
-          endpointId: cmd.endpointId,
-          reason: 'engine-down',
-          message,
-        });
-        return;
       case 'applySdp':
+        if (cmd.op === 'create') this.endpoints.delete(cmd.endpointId);
         this.dispatch({
           type: 'media.endpointFailed',
           endpointId: cmd.endpointId,

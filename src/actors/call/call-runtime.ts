@@ -152,6 +152,8 @@ export interface CallRuntimeDeps {
   readonly logger: Logger;
 }
 
+/** Abort reason of a call's admission wait once the call has ended (one instance: no stack per call). */
+const CALL_ENDED = new AppError('Conflict', 'call ended');
 /** Live call snapshots outlive a crashed node by this much (seconds). */
 const SNAPSHOT_TTL_SECONDS = 6 * 3600;
 /** How long a new endpoint may take before the call fails. */
@@ -849,7 +851,7 @@ export class CallRuntime {
 
   private async onEnded(session: Session, status: CallStatus, at: number, duration: number): Promise<void> {
     const sid = session.record.sid;
-    session.admission.abort(new AppError('Conflict', 'call ended'));
+    session.admission.abort(CALL_ENDED);
     session.answered.resolve(false);
     session.confirmed.resolve(false);
     session.interpreter?.send({ type: 'call.ended' });
