@@ -6,9 +6,13 @@
  *      at once). Target ≥ 150 calls/s for 60 s with 0 failures; overhead p95 < 30 ms.
  *   B. `<Dial>` to a sipp UAS, callers hold 30 s: 50 calls/s → 1,500 live dialogs; failures and
  *      post-dial delay (caller's INVITE → 200) p95. Target 0 failures, p95 < 200 ms.
- *   C. Held calls (`<Pause length="600"/>`): N concurrent calls, main-process RSS per live call.
+ *   C. Held calls (`<Pause length="600"/>`): N concurrent calls, main-process RSS per live call after a
+ *      full GC (through the server's V8 inspector on loopback), once every call is past its INVITE
+ *      transaction's Timer L (32 s); also heap per call and the raw RSS peak during the ramp.
  *      Target 2,400 calls at < 40 kB per call.
- * Usage: npm run bench:calls [-- --rate 150 --duration 60 --dial-rate 50 --dial-seconds 30 --held 2400]
+ * Usage: npm run bench:calls [-- --rate 150 --duration 60 --dial-rate 50 --dial-seconds 30 --held 2400 --only CAB]
+ * BENCH_HEAP_SNAPSHOT=<dir> writes server heap snapshots before C and with the calls held (compare them
+ * in Chrome DevTools to see where the per-call memory goes).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -16,7 +20,18 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNamespace } from '../../test/support/namespace.js';
 import { freePort } from '../../test/support/sipp.js';
-import { ADMIN, cpuSeconds, PEER_IP, percentile, rssBytes, SERVER_IP, sipp, startServer } from './support.js';
+import {
+  ADMIN,
+  collectedMemory,
+  cpuSeconds,
+  heapSnapshot,
+  PEER_IP,
+  percentile,
+  rssBytes,
+  SERVER_IP,
+  sipp,
+  startServer,
+} from './support.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,6 +42,10 @@ const DURATION = arg('duration', 60);
 const DIAL_RATE = arg('dial-rate', 50);
 const DIAL_SECONDS = arg('dial-seconds', 30);
 const HELD = arg('held', 2400);
+const ONLY = (() => {
+  const i = process.argv.indexOf('--only');
+  return i === -1 ? 'CAB' : (process.argv[i + 1] ?? 'CAB').toUpperCase();
+})();
 const UAS_IP = '127.0.0.3';
 
 /** The customer's markup server: one document per path, answered at once. */
@@ -67,11 +86,16 @@ async function main() {
     '/dial': `<Dial timeout="10"><Sip>sip:uas@${UAS_IP}:${uasPort}</Sip></Dial>`,
     '/hold': '<Pause length="600"/>',
   });
-  const { child: server, httpPort } = await startServer(ns, sipPort, {
-    SIP_TCP: 'false',
-    ACCOUNT_CPS: '10000',
-    ACCOUNT_MAX_CONCURRENT_CALLS: '100000',
-  });
+  const {
+    child: server,
+    httpPort,
+    inspectPort,
+  } = await startServer(
+    ns,
+    sipPort,
+    { SIP_TCP: 'false', ACCOUNT_CPS: '10000', ACCOUNT_MAX_CONCURRENT_CALLS: '100000' },
+    { inspect: true },
+  );
   const pid = server.pid!;
   const uas = spawn(
     'sipp',
@@ -89,86 +113,111 @@ async function main() {
     const target = `${SERVER_IP}:${sipPort}`;
     const base = ['-i', PEER_IP, '-t', 'u1', '-timeout', `${DURATION + 120}s`, '-max_recv_loops', '5000'];
 
-    // C. Held calls: RSS per live call at the peak, first, on a fresh process (after a warm-up).
-    await sipp(
-      [target, ...base, '-p', String(await freePort(PEER_IP)), '-s', numbers.pause, '-r', '20', '-m', '40'],
-      'uac-call-timed-expect-bye.xml',
-    );
-    await new Promise((r) => setTimeout(r, 2000));
-    const rss0 = rssBytes(pid);
-    const holdRate = 200;
-    const holdMs = Math.ceil(HELD / holdRate) * 1000 + 8000;
-    const c = sipp(
-      [
-        target,
-        ...base,
-        '-p',
-        String(await freePort(PEER_IP)),
-        '-s',
-        numbers.hold,
-        '-r',
-        String(holdRate),
-        '-m',
-        String(HELD),
-        '-d',
-        String(holdMs),
-      ],
-      'uac-call-timed-then-hangup.xml',
-    );
-    await new Promise((r) => setTimeout(r, holdMs - 3000));
-    const rssPeak = rssBytes(pid);
-    const cr = await c;
-    const perCall = (rssPeak - rss0) / Math.max(1, HELD);
-    console.log(
-      `C. ${HELD} held calls: ${cr.successful} ok, ${cr.failed} failed; main-process RSS ${(rss0 / 2 ** 20).toFixed(0)} → ` +
-        `${(rssPeak / 2 ** 20).toFixed(0)} MiB, ${(perCall / 1024).toFixed(1)} kB per live call (target < 40 kB)`,
-    );
-    // A. Pause 2 s + Hangup.
-    const cpu0 = cpuSeconds(pid);
-    const a = await sipp(
-      [
-        target,
-        ...base,
-        '-p',
-        String(await freePort(PEER_IP)),
-        '-s',
-        numbers.pause,
-        '-r',
-        String(RATE),
-        '-m',
-        String(RATE * DURATION),
-      ],
-      'uac-call-timed-expect-bye.xml',
-    );
-    const cpuA = cpuSeconds(pid) - cpu0;
-    console.log(
-      `A. <Pause 2/><Hangup/> at ${RATE}/s for ${DURATION} s: achieved ${(a.successful / Math.max(1, a.elapsed - 2)).toFixed(0)}/s, ` +
-        `${a.successful} ok, ${a.failed} failed; INVITE→200 p50 ${percentile(a.rtts, 50)} ms, p95 ${percentile(a.rtts, 95)} ms ` +
-        `(= webhook overhead, the stub answers at once); server CPU ${((cpuA * 1000) / Math.max(1, a.successful)).toFixed(2)} ms/call`,
-    );
-
-    // B. Dial to a sipp UAS, callers hold DIAL_SECONDS.
-    const b = await sipp(
-      [
-        target,
-        ...base,
-        '-p',
-        String(await freePort(PEER_IP)),
-        '-s',
-        numbers.dial,
-        '-r',
-        String(DIAL_RATE),
-        '-m',
-        String(DIAL_RATE * DIAL_SECONDS),
-        '-d',
-        String(DIAL_SECONDS * 1000),
-      ],
-      'uac-call-timed-then-hangup.xml',
-    );
-    console.log(
-      `B. <Dial> to a sipp UAS, ${DIAL_RATE}/s, ${DIAL_SECONDS} s hold (≈${DIAL_RATE * DIAL_SECONDS} live dialogs): ` +
-        `${b.successful} ok, ${b.failed} failed; post-dial delay p50 ${percentile(b.rtts, 50)} ms, p95 ${percentile(b.rtts, 95)} ms`,
-    );
+    if (ONLY.includes('C')) {
+      // C. Held calls: RSS per live call at the peak, first, on a fresh process (after a warm-up).
+      await sipp(
+        [target, ...base, '-p', String(await freePort(PEER_IP)), '-s', numbers.pause, '-r', '20', '-m', '40'],
+        'uac-call-timed-expect-bye.xml',
+      );
+      await new Promise((r) => setTimeout(r, 2000));
+      const rawRss0 = rssBytes(pid);
+      const mem0 = await collectedMemory(inspectPort!);
+      const before = await heapSnapshot(pid);
+      if (before) console.log(`C. heap snapshot before the calls: ${before}`);
+      const holdRate = 200;
+      const rampMs = Math.ceil(HELD / holdRate) * 1000;
+      // Every call holds long enough to be measured twice: just after the ramp (young calls, whose
+      // INVITE server transactions still wait out Timer L = 64·T1 = 32 s for retransmissions) and once
+      // every call is past Timer L (the steady state of a held call, the target's measure).
+      const holdMs = rampMs + 40_000;
+      const c = sipp(
+        [
+          target,
+          ...base,
+          '-p',
+          String(await freePort(PEER_IP)),
+          '-s',
+          numbers.hold,
+          '-r',
+          String(holdRate),
+          '-m',
+          String(HELD),
+          '-d',
+          String(holdMs),
+        ],
+        'uac-call-timed-then-hangup.xml',
+      );
+      // Raw RSS rises and falls with the garbage collector: its highest reading during the ramp (every
+      // 250 ms) is the conservative figure for young calls; held calls are read after a full GC.
+      let rawPeak = 0;
+      for (const end = Date.now() + rampMs + 2000; Date.now() < end; ) {
+        rawPeak = Math.max(rawPeak, rssBytes(pid));
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      await new Promise((r) => setTimeout(r, 32_000));
+      const memHeld = await collectedMemory(inspectPort!);
+      const snapshot = await heapSnapshot(pid);
+      if (snapshot) console.log(`C. heap snapshot of the held calls: ${snapshot}`);
+      const cr = await c;
+      const perCall = (bytes: number) => (bytes / Math.max(1, HELD) / 1024).toFixed(1);
+      const MiB = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+      console.log(
+        `C. ${HELD} held calls: ${cr.successful} ok, ${cr.failed} failed; after a full GC, main-process RSS ` +
+          `${MiB(mem0.rss)} → ${MiB(memHeld.rss)} MiB = ${perCall(memHeld.rss - mem0.rss)} kB per live call ` +
+          `(target < 40 kB), heap ${perCall(memHeld.heapUsed - mem0.heapUsed)} kB per call; ` +
+          `raw RSS (no GC) ${MiB(rawRss0)} → peak ${MiB(rawPeak)} MiB during the ramp = ` +
+          `${perCall(rawPeak - rawRss0)} kB per call (garbage, INVITE transactions in Timer L)`,
+      );
+    }
+    if (ONLY.includes('A')) {
+      // A. Pause 2 s + Hangup.
+      const cpu0 = cpuSeconds(pid);
+      const a = await sipp(
+        [
+          target,
+          ...base,
+          '-p',
+          String(await freePort(PEER_IP)),
+          '-s',
+          numbers.pause,
+          '-r',
+          String(RATE),
+          '-m',
+          String(RATE * DURATION),
+        ],
+        'uac-call-timed-expect-bye.xml',
+      );
+      const cpuA = cpuSeconds(pid) - cpu0;
+      console.log(
+        `A. <Pause 2/><Hangup/> at ${RATE}/s for ${DURATION} s: achieved ${(a.successful / Math.max(1, a.elapsed - 2)).toFixed(0)}/s, ` +
+          `${a.successful} ok, ${a.failed} failed; INVITE→200 p50 ${percentile(a.rtts, 50)} ms, p95 ${percentile(a.rtts, 95)} ms ` +
+          `(= webhook overhead, the stub answers at once); server CPU ${((cpuA * 1000) / Math.max(1, a.successful)).toFixed(2)} ms/call`,
+      );
+    }
+    if (ONLY.includes('B')) {
+      // B. Dial to a sipp UAS, callers hold DIAL_SECONDS.
+      const b = await sipp(
+        [
+          target,
+          ...base,
+          '-p',
+          String(await freePort(PEER_IP)),
+          '-s',
+          numbers.dial,
+          '-r',
+          String(DIAL_RATE),
+          '-m',
+          String(DIAL_RATE * DIAL_SECONDS),
+          '-d',
+          String(DIAL_SECONDS * 1000),
+        ],
+        'uac-call-timed-then-hangup.xml',
+      );
+      console.log(
+        `B. <Dial> to a sipp UAS, ${DIAL_RATE}/s, ${DIAL_SECONDS} s hold (≈${DIAL_RATE * DIAL_SECONDS} live dialogs): ` +
+          `${b.successful} ok, ${b.failed} failed; post-dial delay p50 ${percentile(b.rtts, 50)} ms, p95 ${percentile(b.rtts, 95)} ms`,
+      );
+    }
   } finally {
     if (uas.exitCode === null && uas.pid) process.kill(uas.pid, 'SIGTERM');
     server.kill('SIGTERM');

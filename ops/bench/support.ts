@@ -2,11 +2,12 @@
  * Shared pieces of the SIP benchmarks: the server in its own process (real Redis and Postgres, a
  * fresh namespace), sipp runs with -trace_stat/-trace_rtt read back, process CPU from /proc.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import WebSocket from 'ws';
 import type { createNamespace } from '../../test/support/namespace.js';
 import { freePort } from '../../test/support/sipp.js';
 
@@ -19,6 +20,28 @@ export const ADMIN = { email: 'bench@example.test', password: 'bench-password' }
 export function rssBytes(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) * 1024 : 0;
+}
+
+/**
+ * With BENCH_HEAP_SNAPSHOT=<dir>, asks the server (started by startServer) for a heap snapshot and waits
+ * until it is written; without it, does nothing. Open the file in Chrome DevTools → Memory.
+ */
+export async function heapSnapshot(pid: number): Promise<string | null> {
+  const dir = process.env.BENCH_HEAP_SNAPSHOT;
+  if (!dir) return null;
+  const before = new Set(readdirSync(dir));
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 600; i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    const file = readdirSync(dir).find((f) => !before.has(f) && f.endsWith('.heapsnapshot'));
+    // The file is complete once its size stops changing.
+    if (file) {
+      const size = statSync(`${dir}/${file}`).size;
+      await new Promise((r) => setTimeout(r, 1000));
+      if (statSync(`${dir}/${file}`).size === size) return `${dir}/${file}`;
+    }
+  }
+  return null;
 }
 
 /** CPU seconds (user + system) of a process so far, from /proc. */
@@ -89,22 +112,83 @@ export interface BenchServer {
   readonly httpPort: number;
   readonly base: string;
   readonly admin: { readonly sid: string; readonly auth_token: string };
+  /** The V8 inspector's port on SERVER_IP when started with `inspect` (see collectedMemory). */
+  readonly inspectPort: number | null;
 }
 
 /**
- * Starts `src/main.ts` in its own process on a fresh namespace (SIP on SERVER_IP:`sipPort`, or
+ * Runs a full garbage collection in the server (through its V8 inspector) and reads its memory
+ * right after: heap in use and RSS without the garbage that makes raw RSS readings swing.
+ */
+export async function collectedMemory(inspectPort: number): Promise<{ rss: number; heapUsed: number }> {
+  const targets = (await (await fetch(`http://${SERVER_IP}:${inspectPort}/json/list`)).json()) as {
+    webSocketDebuggerUrl: string;
+  }[];
+  const ws = new WebSocket(targets[0]!.webSocketDebuggerUrl);
+  await once(ws, 'open');
+  let next = 0;
+  const call = (method: string, params: object = {}) =>
+    new Promise<{ result?: { value?: string } }>((resolve, reject) => {
+      const id = ++next;
+      const onMessage = (data: WebSocket.RawData) => {
+        const m = JSON.parse(String(data)) as { id?: number; result?: object; error?: { message: string } };
+        if (m.id !== id) return;
+        ws.off('message', onMessage);
+        if (m.error) reject(new Error(`${method}: ${m.error.message}`));
+        else resolve((m.result ?? {}) as { result?: { value?: string } });
+      };
+      ws.on('message', onMessage);
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  try {
+    await call('HeapProfiler.collectGarbage');
+    const r = await call('Runtime.evaluate', {
+      expression: 'JSON.stringify(process.memoryUsage())',
+      returnByValue: true,
+    });
+    const m = JSON.parse(r.result?.value ?? '{}') as { rss: number; heapUsed: number };
+    return { rss: m.rss, heapUsed: m.heapUsed };
+  } finally {
+    ws.close();
+  }
+}
+
+/**
+ * The server as operators run it: the build (`npm run build`, made once per benchmark run), so the
+ * figures carry no tsx overhead; BENCH_TSX=1 runs the TypeScript sources instead.
+ */
+let built = false;
+function serverEntry(): string[] {
+  if (process.env.BENCH_TSX === '1') return ['--import', 'tsx', 'src/main.ts'];
+  if (!built) {
+    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    built = true;
+  }
+  return ['--enable-source-maps', 'dist/main.js'];
+}
+
+/**
+ * Starts the server (see serverEntry) in its own process on a fresh namespace (SIP on SERVER_IP:`sipPort`, or
  * SIP_ENABLED=false without one); resolves once the API answers.
  */
 export async function startServer(
   ns: Awaited<ReturnType<typeof createNamespace>>,
   sipPort: number | null,
   env: Record<string, string> = {},
+  opts: { inspect?: boolean } = {},
 ): Promise<BenchServer> {
   const httpPort = await freePort(SERVER_IP);
+  // The inspector (loopback only) lets a benchmark collect garbage before reading memory.
+  const inspectPort = opts.inspect ? await freePort(SERVER_IP) : null;
+  const inspect = inspectPort ? [`--inspect=${SERVER_IP}:${inspectPort}`] : [];
   const base = `http://${SERVER_IP}:${httpPort}`;
   // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server there (open it in Chrome DevTools).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', 'src/main.ts'], {
+  // BENCH_HEAP_SNAPSHOT=<dir>: the server writes a heap snapshot there on SIGUSR2 (see heapSnapshot()).
+  const heap = process.env.BENCH_HEAP_SNAPSHOT
+    ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${process.env.BENCH_HEAP_SNAPSHOT}`]
+    : [];
+  const child = spawn(process.execPath, [...prof, ...heap, ...inspect, ...serverEntry()], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -127,7 +211,8 @@ export async function startServer(
       const r = await fetch(`${base}/2012-04-24/Accounts/${encodeURIComponent(ADMIN.email)}.json`, {
         headers: { authorization: auth },
       });
-      if (r.ok) return { child, httpPort, base, admin: (await r.json()) as BenchServer['admin'] };
+      if (r.ok)
+        return { child, httpPort, base, admin: (await r.json()) as BenchServer['admin'], inspectPort };
     } catch {
       // not listening yet
     }

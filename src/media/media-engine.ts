@@ -77,7 +77,9 @@ interface PendingOp {
   storing?: boolean;
 }
 
-const ENTRY = new URL('./engine/entry.ts', import.meta.url);
+/** The engine's entry beside this module: `.js` in the build (`npm run build`), `.ts` under tsx. */
+const COMPILED = import.meta.url.endsWith('.js');
+const ENTRY = new URL(COMPILED ? './engine/entry.js' : './engine/entry.ts', import.meta.url);
 
 /** The media port over a supervised engine process (see the file header). */
 export class MediaEngine implements MediaPort {
@@ -134,7 +136,7 @@ export class MediaEngine implements MediaPort {
       logLevel: this.o.engineLogLevel ?? this.o.logger.level,
     };
     const child = fork(ENTRY, [], {
-      execArgv: ['--import', 'tsx', ...(this.o.engineExecArgv ?? [])],
+      execArgv: [...(COMPILED ? [] : ['--import', 'tsx']), ...(this.o.engineExecArgv ?? [])],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

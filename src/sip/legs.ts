@@ -40,7 +40,9 @@ interface Leg {
   localSdp: string | null;
   readonly flow: Flow | null;
   readonly timers: Set<NodeJS.Timeout>;
-  // UAS
+  // UAS (`invite` and `ok` are dropped once the ACK arrives: a held call keeps only its dialog)
+  /** `callId|branch` of the INVITE in `byInvite`. */
+  inviteKey?: string;
   invite?: SipRequest;
   ok?: SipResponse;
   byeAfterAck?: boolean;
@@ -144,8 +146,7 @@ export class SipLegs implements SipPort {
     leg.timers.clear();
     this.legs.delete(leg.id);
     this.byDialog.delete(`${leg.callId}|${leg.localTag}`);
-    const branch = leg.invite?.headers.via[0]?.params.branch;
-    if (branch) this.byInvite.delete(`${leg.callId}|${branch}`);
+    if (leg.inviteKey) this.byInvite.delete(leg.inviteKey);
   }
 
   private timer(leg: Leg, ms: number, fn: () => void): void {
@@ -216,14 +217,14 @@ export class SipLegs implements SipPort {
   }
 
   private onInviteResponse(leg: Leg, rs: SipResponse, contact: string): void {
+    if (leg.ack && rs.status >= 200 && rs.status < 300) {
+      // A retransmitted 2xx: the ACK got lost (§13.2.2.4).
+      this.stack.sendStateless(leg.ack, leg.flow ? { flow: leg.flow } : {});
+      return;
+    }
     const sent = leg.client?.sent;
     if (!sent) return;
     if (rs.status >= 200 && rs.status < 300) {
-      if (leg.ack) {
-        // A retransmitted 2xx: the ACK got lost (§13.2.2.4).
-        this.stack.sendStateless(leg.ack, leg.flow ? { flow: leg.flow } : {});
-        return;
-      }
       const dialog = uacDialog(sent, rs, contact, leg.flow) ?? fallbackDialog(sent, rs, contact, leg.flow);
       leg.dialog = dialog;
       leg.ack = ackFor2xx(dialog, sent.headers.cseq.seq);
@@ -233,6 +234,9 @@ export class SipLegs implements SipPort {
         return;
       }
       leg.state = 'confirmed';
+      // The dialog and the ACK are all a confirmed leg needs: let the INVITE and its options go.
+      leg.client = undefined;
+      leg.call = undefined;
       this.emit(leg, { type: 'sip.answered', legId: leg.id, sdp: rs.content || null, dialog });
       return;
     }
@@ -286,7 +290,10 @@ export class SipLegs implements SipPort {
     this.legs.set(legId, leg);
     this.byDialog.set(`${leg.callId}|${leg.localTag}`, legId);
     const branch = rq.headers.via[0]?.params.branch;
-    if (branch) this.byInvite.set(`${leg.callId}|${branch}`, legId);
+    if (branch) {
+      leg.inviteKey = `${leg.callId}|${branch}`;
+      this.byInvite.set(leg.inviteKey, legId);
+    }
     this.stack.respond(rq, 100);
     if (!this.inviteHandler) {
       this.reject(legId, 480);
@@ -359,8 +366,15 @@ export class SipLegs implements SipPort {
     });
   }
 
-  private ackTimeout(leg: Leg): void {
+  /** The 2xx was acknowledged (or given up on): only the dialog is needed from now on. */
+  private confirm(leg: Leg): void {
     leg.state = 'confirmed';
+    leg.invite = undefined;
+    leg.ok = undefined;
+  }
+
+  private ackTimeout(leg: Leg): void {
+    this.confirm(leg);
     this.log.warn({ legId: leg.id }, 'no ACK for 2xx within 64*T1: sending BYE');
     this.sendBye(leg);
     this.emit(leg, { type: 'sip.ended', legId: leg.id, cause: 'ack-timeout' });
@@ -491,9 +505,9 @@ export class SipLegs implements SipPort {
     const branch = rq.headers.via[0]?.params.branch;
     const legId = branch ? this.byInvite.get(`${rq.headers['call-id']}|${branch}`) : undefined;
     const leg = legId ? this.legs.get(legId) : undefined;
-    if (!leg?.invite) return void this.stack.respond(rq, 481);
+    if (!leg) return void this.stack.respond(rq, 481);
     this.stack.respond(rq, 200, { toTag: leg.localTag });
-    if (leg.state === 'calling' || leg.state === 'early') {
+    if (leg.invite && (leg.state === 'calling' || leg.state === 'early')) {
       this.stack.respond(leg.invite, 487, { toTag: leg.localTag });
       this.emit(leg, { type: 'sip.cancel', legId: leg.id });
     }
@@ -505,7 +519,7 @@ export class SipLegs implements SipPort {
     const leg = legId ? this.legs.get(legId) : undefined;
     if (rq.method === 'ACK') {
       if (leg?.state === 'answered') {
-        leg.state = 'confirmed';
+        this.confirm(leg);
         if (leg.dialog) this.emit(leg, { type: 'sip.confirmed', legId: leg.id, dialog: leg.dialog });
         if (leg.byeAfterAck) this.sendBye(leg);
       }

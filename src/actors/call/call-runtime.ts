@@ -80,34 +80,83 @@ export interface ChildLeg {
   hangUp(): void;
 }
 
-/** Per-call data that is not the machine's. */
-interface Session {
-  record: CallRecord;
+/** The number's StatusCallback, kept for the calls it routes (not the whole number). */
+type NumberCallback = Pick<IncomingNumber, 'statusCallback' | 'statusCallbackMethod'>;
+
+/**
+ * Per-call data that is not the machine's. A class so that thousands of held calls share one
+ * shape; the logger is made on first use (most calls never log).
+ */
+class Session {
   readonly request: OutboundCallRequest | null;
-  readonly number: IncomingNumber | null;
-  readonly invite: InboundInvite | null;
+  readonly number: NumberCallback | null;
+  /** The caller's SDP offer of an inbound leg, until its endpoint answers it. */
+  remoteSdp: string | null;
   /** Credentials for the next hop of a `<Dial><Sip username password>`. */
   readonly credentials: { readonly username: string; readonly password: string } | null;
-  sequence: number;
-  readonly admission: AbortController;
-  admitted: boolean;
+  sequence = 0;
+  readonly admission = new AbortController();
+  admitted = false;
   /** Record updates and callbacks of one call run in order (a pool may reorder queries). */
-  chain: Promise<unknown>;
-  localSdp: string | null;
-  interpreter: AnyActorRef | null;
+  chain: Promise<unknown> = Promise.resolve();
+  localSdp: string | null = null;
+  interpreter: AnyActorRef | null = null;
   /** Conference room the leg's endpoint is in (`AC…:name`), from the media engine. */
-  room: string | null;
-  muted: boolean;
+  room: string | null = null;
+  muted = false;
   /** Moved out of its `<Dial>` by MoveConnectedCallLeg: the parent's Dial no longer ends it. */
-  detached: boolean;
+  detached = false;
   /** The parent/child leg it is bridged with by a `<Dial>`. */
-  peer: string | null;
+  peer: string | null = null;
   /** StatusCallback given on modification: requested when the call ends. */
-  endCallback: { readonly url: string; readonly method: HttpMethod } | null;
-  readonly answered: Deferred<boolean>;
-  readonly confirmed: Deferred<boolean>;
-  readonly ended: Deferred<CallEnd>;
-  readonly log: Logger;
+  endCallback: { readonly url: string; readonly method: HttpMethod } | null = null;
+  readonly answered = deferred<boolean>();
+  readonly confirmed = deferred<boolean>();
+  readonly ended = deferred<CallEnd>();
+  private logger: Logger | null = null;
+
+  constructor(
+    public record: CallRecord,
+    private readonly parentLogger: Logger,
+    extra: {
+      request?: OutboundCallRequest;
+      remoteSdp?: string | null;
+      number?: IncomingNumber | null;
+      credentials?: { username: string; password: string } | null;
+    },
+  ) {
+    this.request = extra.request ?? null;
+    this.remoteSdp = extra.remoteSdp ?? null;
+    const n = extra.number;
+    this.number = n?.statusCallback
+      ? { statusCallback: n.statusCallback, statusCallbackMethod: n.statusCallbackMethod }
+      : null;
+    this.credentials = extra.credentials ?? null;
+  }
+
+  get log(): Logger {
+    this.logger ??= this.parentLogger.child({ callSid: this.record.sid, accountSid: this.record.accountSid });
+    return this.logger;
+  }
+}
+
+/** `promise`, or its rejection with the signal's reason on abort; leaves no listener behind. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (err) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 interface Deferred<T> {
@@ -211,7 +260,7 @@ export class CallRuntime {
       apiVersion: request.apiVersion,
     });
     await this.deps.calls.insert(record);
-    const session = this.newSession(record, { request });
+    const session = new Session(record, this.deps.logger, { request });
     this.start(session, request.timeoutSeconds);
     void this.admitAndDial(session);
     return record;
@@ -242,7 +291,7 @@ export class CallRuntime {
       parentCallSid: parentSid,
     });
     await this.deps.calls.insert(record);
-    const session = this.newSession(record, { credentials: opts.credentials ?? null });
+    const session = new Session(record, this.deps.logger, { credentials: opts.credentials ?? null });
     this.start(session, opts.timeoutSeconds);
     this.actors.get(record.sid)?.send({ type: 'call.dial', at: Date.now() });
     return {
@@ -365,15 +414,13 @@ export class CallRuntime {
     if (status === CallStatus.InProgress) return;
     if (status !== CallStatus.Ringing) throw new Error(`call ${sid} cannot be answered (${status})`);
     if (!session.localSdp) {
-      session.localSdp = await this.createEndpoint(sid, session.invite?.sdp ?? undefined, signal);
+      session.localSdp = await this.createEndpoint(sid, session.remoteSdp ?? undefined, signal);
+      session.remoteSdp = null;
       if (signal.aborted) throw signal.reason;
     }
     actor.send({ type: 'app.answer', at: Date.now() });
-    const confirmed = await Promise.race([
-      session.confirmed.promise,
-      session.ended.promise.then(() => false),
-      new Promise<boolean>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
-    ]);
+    // `confirmed` settles false when the call ends first.
+    const confirmed = await untilAborted(session.confirmed.promise, signal);
     if (!confirmed) throw new Error(`call ${sid} ended before it was answered`);
   }
 
@@ -450,8 +497,8 @@ export class CallRuntime {
       sipCallId: invite.callId,
     });
     await this.deps.calls.insert(record);
-    const session = this.newSession(record, {
-      invite,
+    const session = new Session(record, this.deps.logger, {
+      remoteSdp: invite.sdp,
       number: route.kind === 'markup' ? route.number : null,
     });
     this.start(session);
@@ -569,39 +616,6 @@ export class CallRuntime {
       dateCreated: now,
       dateUpdated: now,
       ...r,
-    };
-  }
-
-  private newSession(
-    record: CallRecord,
-    extra: {
-      request?: OutboundCallRequest;
-      invite?: InboundInvite;
-      number?: IncomingNumber | null;
-      credentials?: { username: string; password: string } | null;
-    },
-  ): Session {
-    return {
-      record,
-      request: extra.request ?? null,
-      invite: extra.invite ?? null,
-      number: extra.number ?? null,
-      credentials: extra.credentials ?? null,
-      sequence: 0,
-      admission: new AbortController(),
-      admitted: false,
-      chain: Promise.resolve(),
-      localSdp: null,
-      interpreter: null,
-      room: null,
-      muted: false,
-      detached: false,
-      peer: null,
-      endCallback: null,
-      answered: deferred(),
-      confirmed: deferred(),
-      ended: deferred(),
-      log: this.deps.logger.child({ callSid: record.sid, accountSid: record.accountSid }),
     };
   }
 
