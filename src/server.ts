@@ -18,7 +18,7 @@ import { CallRuntime } from './actors/call/call-runtime.js';
 import { routeInbound } from './actors/call/inbound-routing.js';
 import { MessagingBridge } from './actors/call/messaging-bridge.js';
 import { createInterpreterMachine } from './actors/interpreter/interpreter.machine.js';
-import { MediaEventRouter, webhookFetcher } from './actors/interpreter/services.js';
+import { type InterpreterServices, MediaEventRouter, webhookFetcher } from './actors/interpreter/services.js';
 import { SipClientMessenger } from './actors/sms/client-messenger.js';
 import { SmsService } from './actors/sms/sms-service.js';
 import type { Config } from './config.js';
@@ -326,7 +326,23 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         instanceId: config.instanceId,
         logger: logger.child({ component: 'calls' }),
       });
-      const control = new RuntimeCallControl(runtime, media);
+      const createRecording: InterpreterServices['createRecording'] = async (r) => {
+        const rec = await recordingService.adopt({
+          sid: r.recordingSid,
+          accountSid: r.accountSid,
+          callSid: r.callSid,
+          durationSeconds: r.durationSeconds,
+        });
+        return {
+          sid: rec.sid,
+          url: `${publicUrl}/2012-04-24/Accounts/${rec.accountSid}/Recordings/${rec.sid}`,
+          durationSeconds: rec.duration,
+        };
+      };
+      const control = new RuntimeCallControl(runtime, media, {
+        createRecording,
+        notify: (n) => notifier.notify(n),
+      });
       const messaging = new MessagingBridge({
         sms,
         email,
@@ -366,19 +382,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         dialer: control,
         sendSms: (r) => messaging.sendSms(r),
         sendEmail: (r) => messaging.sendEmail(r),
-        createRecording: async (r) => {
-          const rec = await recordingService.adopt({
-            sid: r.recordingSid,
-            accountSid: r.accountSid,
-            callSid: r.callSid,
-            durationSeconds: r.durationSeconds,
-          });
-          return {
-            sid: rec.sid,
-            url: `${publicUrl}/2012-04-24/Accounts/${rec.accountSid}/Recordings/${rec.sid}`,
-            durationSeconds: rec.duration,
-          };
-        },
+        createRecording,
         notify: (n) => notifier.notify(n),
       });
       callRuntime = runtime;

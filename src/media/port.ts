@@ -67,6 +67,13 @@ export interface RecordOptions {
   readonly finishOnKey: string;
   /** Play a beep before recording (Record `playBeep`, default true). */
   readonly playBeep: boolean;
+  /**
+   * `in` (default): what the far end sends. `both`: mixed with what the endpoint hears from its
+   * bridge peer, i.e. both parties of a `<Dial record>`.
+   */
+  readonly mix?: 'in' | 'both';
+  /** Leave out silence before the first voiced frame (default true, TwiML `trim-silence`). */
+  readonly trimLeadingSilence?: boolean;
 }
 
 /** Options of `conferenceJoin` (TwiML Conference `muted`, `beep`, `waitUrl`). */

@@ -6,15 +6,24 @@
  * caller (media bridge of the two endpoints) and the others are canceled; the bridge lasts until
  * either side hangs up or `timeLimit` passes. DialCallStatus is `completed` for a bridged call,
  * else the outcome of the leg that ended last (busy, no-answer, failed, canceled).
+ *
+ * Dial `record`: the parent's endpoint records both parties mixed (mono) from the answer
+ * (`record-from-answer`) or from the start of ringing (`record-from-ringing`); the `-dual` values
+ * record the same mono mix (docs/decisions.md). The Recording belongs to the parent call and is
+ * stored even when the caller hangs up; the outcome carries it for the Dial action.
  */
-import type { MediaPort } from '../../media/port.js';
+import { newSid, SidPrefix } from '../../ids.js';
+import type { MediaEvent, MediaPort } from '../../media/port.js';
+import { InterpreterErrorCode } from '../interpreter/interpreter.types.js';
 import type {
   CallControl,
+  CreatedRecording,
   DialCallStatus,
   Dialer,
   DialOutcome,
   DialRequest,
   DialTarget,
+  InterpreterServices,
 } from '../interpreter/services.js';
 import type { CallEnd, CallRuntime, ChildLeg } from './call-runtime.js';
 
@@ -50,6 +59,7 @@ export class RuntimeCallControl implements CallControl, Dialer {
   constructor(
     private readonly runtime: CallRuntime,
     private readonly media: MediaPort,
+    private readonly recordings: Pick<InterpreterServices, 'createRecording' | 'notify'>,
   ) {}
 
   answer(callSid: string, signal: AbortSignal): Promise<void> {
@@ -75,6 +85,9 @@ export class RuntimeCallControl implements CallControl, Dialer {
       for (const l of legs) l.hangUp();
     };
     signal.addEventListener('abort', endAll, { once: true });
+    const recording =
+      request.record === 'do-not-record' ? null : new DialRecording(this.media, this.recordings, request);
+    if (request.record.startsWith('record-from-ringing')) recording?.start();
     try {
       for (const target of request.targets) {
         if (signal.aborted) break;
@@ -100,10 +113,12 @@ export class RuntimeCallControl implements CallControl, Dialer {
           dialCallSid: null,
           durationSeconds: 0,
           sipResponseCode: last.sipStatus,
+          recording: await recording?.finish(),
         };
       }
       for (const l of legs) if (l !== winner) l.hangUp();
       this.media.bridge(request.endpointId, winner.sid);
+      recording?.start();
       this.runtime.setPeers(request.callSid, winner.sid);
       const limit =
         request.timeLimitSeconds > 0
@@ -113,10 +128,94 @@ export class RuntimeCallControl implements CallControl, Dialer {
       if (limit) clearTimeout(limit);
       this.media.unbridge(request.endpointId, winner.sid);
       this.runtime.setPeers(request.callSid, null);
-      return { status: 'completed', dialCallSid: winner.sid, durationSeconds: end.durationSeconds };
+      return {
+        status: 'completed',
+        dialCallSid: winner.sid,
+        durationSeconds: end.durationSeconds,
+        recording: await recording?.finish(),
+      };
     } finally {
       signal.removeEventListener('abort', endAll);
+      // Ended by an error or an abort before finish(): the recording is still stored.
+      void recording?.finish();
     }
+  }
+}
+
+/** How long to wait for the engine to write a stopped recording. */
+const RECORDING_WRITE_TIMEOUT_MS = 30_000;
+
+/** The recording of one `<Dial record>`: started once, finished (and stored) once. */
+class DialRecording {
+  private readonly opId = `dial-record:${newSid(SidPrefix.Recording)}`;
+  private readonly recordingSid = newSid(SidPrefix.Recording);
+  private ended: Promise<Extract<MediaEvent, { type: 'media.recordDone' }> | null> | null = null;
+  private stored: Promise<CreatedRecording | null> | null = null;
+
+  constructor(
+    private readonly media: MediaPort,
+    private readonly recordings: Pick<InterpreterServices, 'createRecording' | 'notify'>,
+    private readonly request: DialRequest,
+  ) {}
+
+  start(): void {
+    if (this.ended) return;
+    const endpointId = this.request.endpointId;
+    this.ended = new Promise((resolve) => {
+      const finish = (v: Extract<MediaEvent, { type: 'media.recordDone' }> | null) => {
+        off();
+        clearTimeout(timer);
+        resolve(v);
+      };
+      const off = this.media.subscribe((e) => {
+        if ((e.type === 'media.recordDone' || e.type === 'media.recordFailed') && e.opId === this.opId) {
+          finish(e.type === 'media.recordDone' ? e : null);
+        } else if (e.type === 'media.endpointLost' && e.endpointId === endpointId) finish(null);
+      });
+      // Bounded: the call's time limit plus its ringing, plus the time to write the file.
+      const timer = setTimeout(
+        () => finish(null),
+        (this.request.timeLimitSeconds + this.request.timeoutSeconds) * 1000 + RECORDING_WRITE_TIMEOUT_MS,
+      );
+      timer.unref();
+    });
+    this.media.record(endpointId, this.opId, {
+      recordingSid: this.recordingSid,
+      maxLengthSeconds: this.request.timeLimitSeconds + this.request.timeoutSeconds,
+      silenceTimeoutSeconds: 0,
+      finishOnKey: '',
+      playBeep: false,
+      mix: 'both',
+      trimLeadingSilence: false,
+    });
+  }
+
+  /** Stops the recording and stores it; null when nothing was recorded or it failed. */
+  finish(): Promise<CreatedRecording | null> {
+    if (!this.ended) return Promise.resolve(null);
+    this.stored ??= (async () => {
+      this.media.stop(this.request.endpointId);
+      const done = await this.ended;
+      if (!done || done.durationSeconds <= 0) return null;
+      const { accountSid, callSid } = this.request;
+      return this.recordings
+        .createRecording({
+          recordingSid: done.recordingSid,
+          accountSid,
+          callSid,
+          durationSeconds: done.durationSeconds,
+        })
+        .catch((err: unknown) => {
+          this.recordings.notify({
+            accountSid,
+            callSid,
+            errorCode: InterpreterErrorCode.InternalFailure,
+            messageText: `<Dial record> recording could not be stored: ${err instanceof Error ? err.message : String(err)}`,
+          });
+          return null;
+        });
+    })();
+    return this.stored;
   }
 }
 

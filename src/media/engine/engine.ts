@@ -57,6 +57,8 @@ export class Engine {
   private readonly beepTone = tone(MEDIA.BEEP_HZ, MEDIA.BEEP_MS);
   private readonly roomBeepTone = tone(MEDIA.BEEP_HZ, MEDIA.CONFERENCE_BEEP_MS, 4000);
   private readonly frame = new Int16Array(MEDIA.FRAME_SAMPLES);
+  /** Scratch frame of a `both` recording (the recorder copies what it keeps). */
+  private readonly mixFrame = new Int16Array(MEDIA.FRAME_SAMPLES);
 
   constructor(
     private readonly settings: EngineSettings,
@@ -669,9 +671,12 @@ export class Engine {
     for (const ep of this.endpoints.values()) {
       if (late) ep.lateTicks++;
       ep.pullInput();
+    }
+    // Recordings once every input is in: a `both` recording also takes its bridge peer's frame.
+    for (const ep of this.endpoints.values()) {
       const rec = ep.record;
       if (rec && rec.state === 'recording') {
-        const end = rec.recorder.push(ep.hasInput ? ep.inFrame : SILENCE);
+        const end = rec.recorder.push(this.recordedFrame(ep, rec.recorder.opts.mix ?? 'in'));
         if (end) this.endRecord(ep, end, '');
       }
       const c = ep.collect;
@@ -687,6 +692,20 @@ export class Engine {
       if (play?.script && !ep.beep) this.scriptTick(ep, play, play.script);
       else ep.send(this.output(ep, out), SILENCE);
     }
+  }
+
+  /** What a recording on `ep` takes this tick: its input, or its input mixed with its bridge peer's. */
+  private recordedFrame(ep: Endpoint, mix: 'in' | 'both'): Int16Array {
+    const own = ep.hasInput ? ep.inFrame : SILENCE;
+    const peer = ep.bridgePeer;
+    if (mix === 'in' || !peer?.hasInput || peer.muted) return own;
+    const out = this.mixFrame;
+    const other = peer.inFrame;
+    for (let i = 0; i < out.length; i++) {
+      const v = (own[i] ?? 0) + (other[i] ?? 0);
+      out[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
+    }
+    return out;
   }
 
   /** One tick of Play digits as RFC 4733 events. */

@@ -60,6 +60,8 @@ export class Recorder {
     readonly opts: RecordOptions,
     spoolDir: string,
   ) {
+    // Without trimming, everything from the first frame on is kept (`<Dial record>` from answer).
+    this.voiced = opts.trimLeadingSilence === false;
     this.path = join(spoolDir, `${opts.recordingSid}-${opId.replace(/[^\w.-]/g, '_')}.wav`);
   }
 

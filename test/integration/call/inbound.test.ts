@@ -159,6 +159,39 @@ describe('inbound calls to a number', () => {
     expect(child).toMatchObject({ direction: 'outbound-dial', parent_call_sid: form!.get('CallSid') });
   });
 
+  it('Dial record="record-from-answer" records both parties into a Recording of the parent call', async () => {
+    // The caller sends no audio and the callee speaks: a recording of the caller's side alone would
+    // be silence, so speech in the file shows the bridged party is recorded too.
+    const uas = await startSipp({ scenario: 'uas-answer-audio-then-bye.xml', localIp: '127.0.0.3' });
+    hooks.script(
+      '/dial-record',
+      xml(
+        `<Dial action="/dialed-record" record="record-from-answer"><Sip>sip:bob@127.0.0.3:${uas.localPort}</Sip></Dial>`,
+      ),
+    );
+    hooks.script('/dialed-record', xml('<Hangup/>'));
+    const n = await numberFor('/dial-record');
+    const r = await runSipp({ scenario: 'uac-call-expect-bye.xml', remote: target, service: n.number });
+    expect(r.errors).toBe('');
+    expect((await uas.done).errors).toBe('');
+    const [form] = formsTo('/dialed-record');
+    expect(form?.get('DialCallStatus')).toBe('completed');
+    expect(form?.get('RecordingUrl')).toMatch(/\/Recordings\/RE[0-9a-f]{32}$/);
+    expect(Number(form?.get('RecordingDuration'))).toBeGreaterThanOrEqual(3);
+    const wav = Buffer.from(await (await fetch(`${form!.get('RecordingUrl')}.wav`)).arrayBuffer());
+    expect(wav.subarray(0, 4).toString()).toBe('RIFF');
+    const samples = new Int16Array(wav.buffer, wav.byteOffset + 44, (wav.length - 44) >> 1);
+    let energy = 0;
+    for (const v of samples) energy += v * v;
+    expect(Math.sqrt(energy / samples.length)).toBeGreaterThan(300);
+    const list = await ts.request(
+      'GET',
+      `${API}/Accounts/${owner.sid}/Calls/${form!.get('CallSid')}/Recordings.json`,
+      { auth: owner.creds },
+    );
+    expect(list.json.recordings.map((x: { sid: string }) => x.sid)).toEqual([form!.get('RecordingSid')]);
+  });
+
   it('Reject reason=busy → 486, and the call record says busy', async () => {
     hooks.script('/busy', xml('<Reject reason="busy"/>'));
     const n = await numberFor('/busy');
