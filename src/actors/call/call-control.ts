@@ -7,6 +7,9 @@
  * either side hangs up or `timeLimit` passes. DialCallStatus is `completed` for a bridged call,
  * else the outcome of the leg that ended last (busy, no-answer, failed, canceled).
  *
+ * Dial `hangupOnStar`: `*` from the caller while bridged hangs up the called party (the Dial ends
+ * `completed` and the caller's markup goes on).
+ *
  * Dial `record`: the parent's endpoint records both parties mixed (mono) from the answer
  * (`record-from-answer`) or from the start of ringing (`record-from-ringing`); the `-dual` values
  * record the same mono mix (docs/decisions.md). The Recording belongs to the parent call and is
@@ -119,12 +122,20 @@ export class RuntimeCallControl implements CallControl, Dialer {
       for (const l of legs) if (l !== winner) l.hangUp();
       this.media.bridge(request.endpointId, winner.sid);
       recording?.start();
+      // hangupOnStar: the caller pressing * ends the called party; the caller's markup goes on.
+      const offStar = request.hangupOnStar
+        ? this.media.subscribe((e) => {
+            if (e.type === 'media.dtmf' && e.endpointId === request.endpointId && e.digit === '*')
+              winner.hangUp();
+          })
+        : null;
       this.runtime.setPeers(request.callSid, winner.sid);
       const limit =
         request.timeLimitSeconds > 0
           ? setTimeout(() => winner.hangUp(), request.timeLimitSeconds * 1000)
           : null;
       const end = await winner.ended;
+      offStar?.();
       if (limit) clearTimeout(limit);
       this.media.unbridge(request.endpointId, winner.sid);
       this.runtime.setPeers(request.callSid, null);

@@ -192,6 +192,30 @@ describe('inbound calls to a number', () => {
     expect(list.json.recordings.map((x: { sid: string }) => x.sid)).toEqual([form!.get('RecordingSid')]);
   });
 
+  it('Dial hangupOnStar: the caller pressing * hangs up the called party and the markup goes on', async () => {
+    const uas = await startSipp({ scenario: 'uas-answer-expect-bye.xml', localIp: '127.0.0.3' });
+    hooks.script(
+      '/dial-star',
+      xml(
+        `<Dial action="/dialed-star" hangupOnStar="true"><Sip>sip:bob@127.0.0.3:${uas.localPort}</Sip></Dial>`,
+      ),
+    );
+    hooks.script('/dialed-star', xml('<Hangup/>'));
+    const n = await numberFor('/dial-star');
+    const r = await runSipp({
+      scenario: 'uac-call-star-expect-bye.xml',
+      remote: target,
+      service: n.number,
+      extra: ['-mi', '127.0.0.2'],
+    });
+    expect(r.errors).toBe('');
+    // The called party got our BYE (without hangupOnStar it would wait for one until it timed out).
+    expect((await uas.done).errors).toBe('');
+    const [form] = formsTo('/dialed-star');
+    expect(form?.get('DialCallStatus')).toBe('completed');
+    expect(Number(form?.get('DialCallDuration'))).toBeGreaterThanOrEqual(1);
+  });
+
   it('Reject reason=busy → 486, and the call record says busy', async () => {
     hooks.script('/busy', xml('<Reject reason="busy"/>'));
     const n = await numberFor('/busy');
