@@ -7,6 +7,8 @@
  * either side hangs up or `timeLimit` passes. DialCallStatus is `completed` for a bridged call,
  * else the outcome of the leg that ended last (busy, no-answer, failed, canceled).
  *
+ * Number `sendDigits`: played to the called party as DTMF once it answered (`w` = half a second).
+ *
  * Dial `hangupOnStar`: `*` from the caller while bridged hangs up the called party (the Dial ends
  * `completed` and the caller's markup goes on).
  *
@@ -92,19 +94,20 @@ export class RuntimeCallControl implements CallControl, Dialer {
       request.record === 'do-not-record' ? null : new DialRecording(this.media, this.recordings, request);
     if (request.record.startsWith('record-from-ringing')) recording?.start();
     try {
+      const sendDigits = new Map<ChildLeg, string>();
       for (const target of request.targets) {
         if (signal.aborted) break;
         const credentials =
           target.kind === 'sip' && target.username
             ? { username: target.username, password: target.password ?? '' }
             : null;
-        legs.push(
-          await this.runtime.dialChild(request.callSid, dialTo(target), {
-            callerId: request.callerId,
-            timeoutSeconds: request.timeoutSeconds,
-            credentials,
-          }),
-        );
+        const leg = await this.runtime.dialChild(request.callSid, dialTo(target), {
+          callerId: request.callerId,
+          timeoutSeconds: request.timeoutSeconds,
+          credentials,
+        });
+        legs.push(leg);
+        if (target.kind === 'number' && target.sendDigits) sendDigits.set(leg, target.sendDigits);
       }
       if (legs.length === 0) return { status: 'failed', dialCallSid: null, durationSeconds: 0 };
       const winner = await firstAnswered(legs);
@@ -122,6 +125,9 @@ export class RuntimeCallControl implements CallControl, Dialer {
       for (const l of legs) if (l !== winner) l.hangUp();
       this.media.bridge(request.endpointId, winner.sid);
       recording?.start();
+      // Number sendDigits: DTMF to the called party once it answers (RFC 4733, else in-band).
+      const digits = sendDigits.get(winner);
+      if (digits) this.media.play(winner.sid, `dial-digits:${winner.sid}`, { kind: 'digits', digits });
       // hangupOnStar: the caller pressing * ends the called party; the caller's markup goes on.
       const offStar = request.hangupOnStar
         ? this.media.subscribe((e) => {
