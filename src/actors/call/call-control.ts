@@ -7,6 +7,11 @@
  * either side hangs up or `timeLimit` passes. DialCallStatus is `completed` for a bridged call,
  * else the outcome of the leg that ended last (busy, no-answer, failed, canceled).
  *
+ * Noun `url` (whisper): once the called party answers, that markup runs on its leg (with its own
+ * CallSid, Direction outbound-dial); the bridge follows when the document ends. If it hangs the
+ * called party up (screening), nothing is bridged: DialCallStatus `completed` (it answered), and the
+ * caller goes on with the action or next verb.
+ *
  * Number `sendDigits`: played to the called party as DTMF once it answered (`w` = half a second).
  *
  * Dial `hangupOnStar`: `*` from the caller while bridged hangs up the called party (the Dial ends
@@ -94,7 +99,7 @@ export class RuntimeCallControl implements CallControl, Dialer {
       request.record === 'do-not-record' ? null : new DialRecording(this.media, this.recordings, request);
     if (request.record.startsWith('record-from-ringing')) recording?.start();
     try {
-      const sendDigits = new Map<ChildLeg, string>();
+      const targetOf = new Map<ChildLeg, DialTarget>();
       for (const target of request.targets) {
         if (signal.aborted) break;
         const credentials =
@@ -107,7 +112,7 @@ export class RuntimeCallControl implements CallControl, Dialer {
           credentials,
         });
         legs.push(leg);
-        if (target.kind === 'number' && target.sendDigits) sendDigits.set(leg, target.sendDigits);
+        targetOf.set(leg, target);
       }
       if (legs.length === 0) return { status: 'failed', dialCallSid: null, durationSeconds: 0 };
       const winner = await firstAnswered(legs);
@@ -123,10 +128,16 @@ export class RuntimeCallControl implements CallControl, Dialer {
         };
       }
       for (const l of legs) if (l !== winner) l.hangUp();
+      const target = targetOf.get(winner);
+      // The noun's `url` runs on the called party first; if it hangs up, nothing is bridged.
+      if (target?.url && !(await winner.whisper(target.url, target.method))) {
+        const end = await winner.ended;
+        return { status: 'completed', dialCallSid: winner.sid, durationSeconds: end.durationSeconds };
+      }
       this.media.bridge(request.endpointId, winner.sid);
       recording?.start();
       // Number sendDigits: DTMF to the called party once it answers (RFC 4733, else in-band).
-      const digits = sendDigits.get(winner);
+      const digits = target?.kind === 'number' ? target.sendDigits : null;
       if (digits) this.media.play(winner.sid, `dial-digits:${winner.sid}`, { kind: 'digits', digits });
       // hangupOnStar: the caller pressing * ends the called party; the caller's markup goes on.
       const offStar = request.hangupOnStar

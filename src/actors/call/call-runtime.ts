@@ -78,6 +78,11 @@ export interface ChildLeg {
   readonly answered: Promise<boolean>;
   readonly ended: Promise<CallEnd>;
   hangUp(): void;
+  /**
+   * Runs markup on the answered leg before it is bridged (Dial noun `url`, the "whisper"); resolves
+   * true when the document ended with the leg still up, false when the leg ended.
+   */
+  whisper(url: string, method: HttpMethod): Promise<boolean>;
 }
 
 /** The number's StatusCallback, kept for the calls it routes (not the whole number). */
@@ -301,6 +306,18 @@ export class CallRuntime {
       hangUp: () => {
         if (!session.detached) this.end(record.sid);
       },
+      whisper: (url, method) =>
+        new Promise<boolean>((resolve) => {
+          void session.ended.promise.then(() => resolve(false));
+          this.runMarkup(session, {
+            url,
+            method,
+            fallbackUrl: null,
+            fallbackMethod: 'POST',
+            answered: true,
+            onComplete: () => resolve(this.liveStatus(record.sid) === CallStatus.InProgress),
+          });
+        }),
     };
   }
 
@@ -557,6 +574,8 @@ export class CallRuntime {
       fallbackUrl: string | null;
       fallbackMethod: HttpMethod;
       answered: boolean;
+      /** Called when the document ends (a whisper); without it the call is hung up then. */
+      onComplete?: () => void;
     },
   ): void {
     const r = session.record;
@@ -578,11 +597,13 @@ export class CallRuntime {
       fallbackUrl: m.fallbackUrl,
       fallbackMethod: m.fallbackMethod,
       answered: m.answered,
+      ...(m.onComplete ? { whisper: true } : {}),
     });
     session.interpreter = interpreter;
     interpreter.subscribe({
       complete: () => {
         if (session.interpreter === interpreter) session.interpreter = null;
+        if (m.onComplete) return m.onComplete();
         // The document ended without ending the call (a verb outcome the runtime did not see): hang up.
         this.intent(r.sid, { type: 'app.hangup', at: Date.now() });
       },

@@ -4,6 +4,7 @@
  * `verbs/<verb>.ts`), and ends the call when the document ends.
  *
  *   fetching ──ok──▶ executing.next ──end of document──────────────▶ hungUp (final)
+ *                                      (a whisper: ──▶ documentEnded (final), the call stays up)
  *      │                 │  ├─ media verb, call not answered ─▶ answering ─▶ running
  *      │                 │  └─ otherwise ─────────────────────────────────▶ running.<verb>
  *      │                 ▼                                                    │ verb done
@@ -23,7 +24,7 @@
  * Context is plain data (program JSON, index, counters); the services are closed over by the actor
  * implementations, so the machine itself does no I/O beyond the call intents of its actions.
  */
-import { assign, fromPromise, setup, stateIn } from 'xstate';
+import { and, assign, fromPromise, setup, stateIn } from 'xstate';
 import { type FetchMarkupOutput, fetchMarkupLogic } from './fetch-markup.js';
 import {
   DEFAULT_API_VERSION,
@@ -226,6 +227,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
         extraParams: input.call.extraParams ?? [],
       },
       answered: input.answered ?? false,
+      whisper: input.whisper ?? false,
       request: {
         url: input.url,
         method: input.method ?? 'POST',
@@ -273,6 +275,10 @@ export function createInterpreterMachine(services: InterpreterServices) {
         states: {
           next: {
             always: [
+              {
+                guard: and(['isEndOfProgram', ({ context }) => context.whisper]),
+                target: '#interpreter.documentEnded',
+              },
               { guard: 'isEndOfProgram', target: '#interpreter.hungUp' },
               { guard: 'needsAnswer', target: 'answering' },
               { target: 'running' },
@@ -370,6 +376,10 @@ export function createInterpreterMachine(services: InterpreterServices) {
       ended: {
         type: 'final',
         entry: { type: 'endWith', params: { end: 'call-ended' } },
+      },
+      documentEnded: {
+        type: 'final',
+        entry: assign({ end: { end: 'document-ended' } }),
       },
     },
   });

@@ -80,12 +80,18 @@ export interface InterpreterInput {
   readonly fallbackMethod?: HttpMethod;
   /** True for calls that are up before markup runs (outbound-api, outbound-dial). */
   readonly answered?: boolean;
+  /**
+   * A `<Dial>` noun's `url` on the called party (whisper): the end of the document leaves the call
+   * up for the bridge (output `document-ended`) instead of hanging up; `<Hangup>` still hangs up.
+   */
+  readonly whisper?: boolean;
 }
 
 /** Plain, serialisable context. */
 export interface InterpreterContext {
   readonly call: CallInfo;
   readonly answered: boolean;
+  readonly whisper: boolean;
   /** The next request to make, or the one in flight. */
   readonly request: PendingFetch | null;
   /** URL of the current document (relative verb URLs resolve against it). */
@@ -146,4 +152,6 @@ export type InterpreterOutput =
   | { readonly end: 'hangup' }
   | { readonly end: 'rejected'; readonly reason: 'rejected' | 'busy' }
   /** The call leg ended first (caller hung up, REST completed it). */
-  | { readonly end: 'call-ended' };
+  | { readonly end: 'call-ended' }
+  /** A whisper document ended with the call still up. */
+  | { readonly end: 'document-ended' };

@@ -216,6 +216,45 @@ describe('inbound calls to a number', () => {
     expect(Number(form?.get('DialCallDuration'))).toBeGreaterThanOrEqual(1);
   });
 
+  it('Dial noun url (whisper) runs on the called party, then bridges; a whisper that hangs up bridges nothing', async () => {
+    // Accepted: the whisper ends, the legs are bridged until the callee hangs up.
+    const uas = await startSipp({ scenario: 'uas-answer-audio-then-bye.xml', localIp: '127.0.0.3' });
+    hooks.script(
+      '/whisper-dial',
+      xml(
+        `<Dial action="/whisper-dialed"><Sip url="/whisper">sip:bob@127.0.0.3:${uas.localPort}</Sip></Dial>`,
+      ),
+    );
+    hooks.script('/whisper', xml('<Say>You have a call</Say>'));
+    hooks.script('/whisper-dialed', xml('<Hangup/>'));
+    const n = await numberFor('/whisper-dial');
+    const r = await runSipp({ scenario: 'uac-call-expect-bye.xml', remote: target, service: n.number });
+    expect(r.errors).toBe('');
+    expect((await uas.done).errors).toBe('');
+    const [dialed] = formsTo('/whisper-dialed');
+    expect(dialed?.get('DialCallStatus')).toBe('completed');
+    const [whisper] = formsTo('/whisper');
+    expect(whisper?.get('CallSid')).toBe(dialed!.get('DialCallSid'));
+    expect(whisper?.get('Direction')).toBe('outbound-dial');
+    expect(whisper?.get('CallStatus')).toBe('in-progress');
+
+    // Declined: the whisper hangs the callee up (it gets our BYE); the caller goes on to the action.
+    const uas2 = await startSipp({ scenario: 'uas-answer-expect-bye.xml', localIp: '127.0.0.3' });
+    hooks.script(
+      '/screen-dial',
+      xml(`<Dial action="/screened"><Sip url="/screen">sip:bob@127.0.0.3:${uas2.localPort}</Sip></Dial>`),
+    );
+    hooks.script('/screen', xml('<Hangup/>'));
+    hooks.script('/screened', xml('<Hangup/>'));
+    const n2 = await numberFor('/screen-dial');
+    const r2 = await runSipp({ scenario: 'uac-call-expect-bye.xml', remote: target, service: n2.number });
+    expect(r2.errors).toBe('');
+    expect((await uas2.done).errors).toBe('');
+    const [screened] = formsTo('/screened');
+    expect(screened?.get('DialCallStatus')).toBe('completed');
+    expect(formsTo('/screen')).toHaveLength(1);
+  });
+
   it('Reject reason=busy → 486, and the call record says busy', async () => {
     hooks.script('/busy', xml('<Reject reason="busy"/>'));
     const n = await numberFor('/busy');

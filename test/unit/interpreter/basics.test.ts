@@ -63,6 +63,15 @@ describe('request parameters', () => {
     expect(h.intents).toEqual([{ type: 'hangup' }]);
     expect(h.media.commands).toEqual([]);
   });
+
+  it('a whisper document ends without hanging up; <Hangup> in it still hangs up', async () => {
+    h.server.script('/voice', { body: xml('<Pause length="0"/>') });
+    expect(await h.run({ answered: true, whisper: true })).toEqual({ end: 'document-ended' });
+    expect(h.intents).toEqual([]);
+    h.server.script('/voice', { body: xml('<Hangup/>') });
+    expect(await h.run({ answered: true, whisper: true })).toEqual({ end: 'hangup' });
+    expect(h.intents).toEqual([{ type: 'hangup' }]);
+  });
 });
 
 describe('Say', () => {
