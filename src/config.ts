@@ -70,6 +70,8 @@ export interface Config {
   readonly limits: {
     readonly callsPerSecondPerAccount: number;
     readonly concurrentCallsPerAccount: number;
+    /** How long a node's claim on its live calls lasts without renewal (recovery after a crash). */
+    readonly callLeaseMs: number;
   };
 }
 
@@ -175,6 +177,7 @@ export function loadConfig(env: Env = process.env): Config {
     limits: {
       callsPerSecondPerAccount: int(env, 'ACCOUNT_CPS', 10, 1),
       concurrentCallsPerAccount: int(env, 'ACCOUNT_MAX_CONCURRENT_CALLS', 1000, 1),
+      callLeaseMs: int(env, 'CALL_LEASE_SECONDS', 30, 3, 3600) * 1000,
     },
   };
   if (config.media.rtpPortMin > config.media.rtpPortMax) {

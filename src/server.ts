@@ -324,6 +324,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         sipHost: config.sip.publicAddress,
         defaultProxy: config.sip.outboundProxy,
         instanceId: config.instanceId,
+        callLeaseMs: config.limits.callLeaseMs,
         logger: logger.child({ component: 'calls' }),
       });
       const createRecording: InterpreterServices['createRecording'] = async (r) => {
@@ -387,6 +388,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       });
       callRuntime = runtime;
       closers.push(async () => runtime.stop());
+      await runtime.startRecovery();
     }
 
     const app = createApp({

@@ -33,6 +33,14 @@ export interface Dialog {
   readonly flow: Flow | null;
 }
 
+/** A dialog as persisted in a call snapshot: plain data, without the live connection. */
+export type PersistedDialog = Omit<Dialog, 'flow'>;
+
+export function persistedDialog(d: Dialog): PersistedDialog {
+  const { flow: _flow, ...rest } = d;
+  return rest;
+}
+
 const routeUri = (r: StackRouteEntry): string => (typeof r.uri === 'string' ? r.uri : formatUri(r.uri));
 
 function contactOf(m: SipRequest | SipResponse): string | null {

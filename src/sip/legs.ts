@@ -8,7 +8,15 @@
 import type { Logger } from 'pino';
 import type { StackNameAddr } from 'sip';
 import { newSid, SidPrefix } from '../ids.js';
-import { acceptRemoteCseq, ackFor2xx, type Dialog, nextRequest, uacDialog, uasDialog } from './dialog.js';
+import {
+  acceptRemoteCseq,
+  ackFor2xx,
+  type Dialog,
+  nextRequest,
+  type PersistedDialog,
+  uacDialog,
+  uasDialog,
+} from './dialog.js';
 import { retryWithCredentials } from './digest.js';
 import { headerText, newCallId, newTag, type SipRequest, type SipResponse, tagOf, uriOf } from './message.js';
 import {
@@ -412,6 +420,12 @@ export class SipLegs implements SipPort {
     const { dialog, request } = nextRequest(leg.dialog, 'BYE');
     leg.dialog = dialog;
     this.stack.send(request, () => {}, dialog.flow ? { flow: dialog.flow } : {});
+  }
+
+  endDialog(dialog: PersistedDialog): void {
+    // The dead node may have sent requests after the snapshot was written: jump the CSeq well ahead.
+    const { request } = nextRequest({ ...dialog, localCseq: dialog.localCseq + 100, flow: null }, 'BYE');
+    this.stack.send(request, () => {});
   }
 
   reInvite(legId: string, sdp: string): void {

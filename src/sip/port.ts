@@ -9,7 +9,7 @@
  *   2xx that raced a CANCEL (ACK + BYE) are finished in the background.
  * - Dialog data in events is plain data (see dialog.ts) that may be stored in a snapshot.
  */
-import type { Dialog } from './dialog.js';
+import type { Dialog, PersistedDialog } from './dialog.js';
 import type { Flow } from './transport.js';
 
 export interface Party {
@@ -127,4 +127,9 @@ export interface SipPort {
   sendMessage(message: OutboundMessage): void;
   /** The leg's dialog data, when it has one. */
   dialogOf(legId: string): Dialog | null;
+  /**
+   * Sends BYE in a dialog this node holds no leg for: a call recovered from a node that died (its
+   * persisted dialog). Fire and forget; the CSeq jumps ahead of any the dead node may have used.
+   */
+  endDialog(dialog: PersistedDialog): void;
 }

@@ -67,8 +67,24 @@ export interface CallFilter {
   readonly parentCallSid?: string | undefined;
 }
 
+/** The node running a live call and how long its claim lasts (see CallStore.claimOrphans). */
+export interface CallClaim {
+  readonly node: string;
+  readonly leaseMs: number;
+}
+
 export interface CallStore {
-  insert(call: CallRecord): Promise<void>;
+  /** Writes a new call; with `claim`, owned by that node from the start. */
+  insert(call: CallRecord, claim?: CallClaim): Promise<void>;
+  /**
+   * Claims up to `limit` live calls (queued, ringing, in-progress) whose claim expired or was never
+   * made: their node died. Each is claimed by one node at a time, for `leaseMs`.
+   */
+  claimOrphans(node: string, leaseMs: number, limit: number): Promise<CallRecord[]>;
+  /** Extends this node's claims on its live calls to now + `leaseMs`. */
+  renewClaims(node: string, leaseMs: number): Promise<void>;
+  /** Drops this node's claims (a restart with a fixed INSTANCE_ID: nothing is live yet). */
+  releaseClaims(node: string): Promise<void>;
   update(sid: string, patch: CallUpdate): Promise<CallRecord | null>;
   get(accountSid: string, sid: string): Promise<CallRecord | null>;
   list(

@@ -25,10 +25,17 @@ import type { Logger } from '../../logger.js';
 import type { MediaEvent, MediaPort } from '../../media/port.js';
 import type { NotifyInput } from '../../notifications/notifier.js';
 import type { MultiProviderConfig } from '../../profiles/multi-provider.js';
+import { type PersistedDialog, persistedDialog } from '../../sip/dialog.js';
 import type { InboundInvite, SipEvent, SipPort } from '../../sip/port.js';
 import { NoRouteError, parseCallTarget, planOutgoingRequest, TargetError } from '../../sip/routing-policy.js';
 import type { Flow } from '../../sip/transport.js';
-import { type CallDirection, type CallRecord, CallStatus, type CallStore } from '../../store/call-store.js';
+import {
+  type CallClaim,
+  type CallDirection,
+  type CallRecord,
+  CallStatus,
+  type CallStore,
+} from '../../store/call-store.js';
 import type { IncomingNumber } from '../../store/number-store.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import type { HttpMethod, WebhookRequest, WebhookResult } from '../../webhooks/types.js';
@@ -203,6 +210,8 @@ export interface CallRuntimeDeps {
   /** Platform default outbound proxy for numbers (SIP_OUTBOUND_PROXY). */
   readonly defaultProxy: string | null;
   readonly instanceId: string;
+  /** This node's claim on its live calls lasts this long unrenewed (CALL_LEASE_SECONDS). */
+  readonly callLeaseMs: number;
   readonly logger: Logger;
 }
 
@@ -221,8 +230,11 @@ export class CallRuntime {
   private readonly routing = new Set<string>();
   private readonly unsubscribe: Array<() => void> = [];
   private stopped = false;
+  private readonly claim: CallClaim;
+  private sweep: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: CallRuntimeDeps) {
+    this.claim = { node: deps.instanceId, leaseMs: deps.callLeaseMs };
     this.unsubscribe.push(deps.sip.onEvent((e) => this.onSipEvent(e)));
     this.unsubscribe.push(deps.media.subscribe((e) => this.onMediaEvent(e)));
     deps.sip.onInvite((invite) => void this.onInvite(invite));
@@ -264,7 +276,7 @@ export class CallRuntime {
       status: CallStatus.Queued,
       apiVersion: request.apiVersion,
     });
-    await this.deps.calls.insert(record);
+    await this.deps.calls.insert(record, this.claim);
     const session = new Session(record, this.deps.logger, { request });
     this.start(session, request.timeoutSeconds);
     void this.admitAndDial(session);
@@ -295,7 +307,7 @@ export class CallRuntime {
       apiVersion: parent.record.apiVersion,
       parentCallSid: parentSid,
     });
-    await this.deps.calls.insert(record);
+    await this.deps.calls.insert(record, this.claim);
     const session = new Session(record, this.deps.logger, { credentials: opts.credentials ?? null });
     this.start(session, opts.timeoutSeconds);
     this.actors.get(record.sid)?.send({ type: 'call.dial', at: Date.now() });
@@ -464,6 +476,7 @@ export class CallRuntime {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    if (this.sweep) clearInterval(this.sweep);
     for (const u of this.unsubscribe) u();
     for (const s of this.sessions.values()) {
       s.admission.abort(new AppError('Unavailable', 'shutting down'));
@@ -471,6 +484,73 @@ export class CallRuntime {
     }
     this.actors.stopAll();
     this.sessions.clear();
+  }
+
+  // ---- recovery ---------------------------------------------------------------------------------
+
+  /**
+   * Recovery of calls whose node died (docs/calls.md): renews this node's claims on its live calls
+   * every third of the lease and ends live calls whose claim expired — BYE with the dialog from their
+   * snapshot when answered, the record closed (completed when answered, else failed). At start, this
+   * node's own old claims (a restart with a fixed INSTANCE_ID) are released first: nothing is live yet.
+   */
+  async startRecovery(): Promise<void> {
+    await this.deps.calls.releaseClaims(this.claim.node);
+    await this.recoverOrphans();
+    this.sweep = setInterval(
+      () => {
+        void this.deps.calls
+          .renewClaims(this.claim.node, this.claim.leaseMs)
+          .then(() => this.recoverOrphans())
+          .catch((err) => this.deps.logger.warn({ err }, 'call claims not renewed'));
+      },
+      Math.max(1000, Math.floor(this.claim.leaseMs / 3)),
+    );
+    this.sweep.unref();
+  }
+
+  private async recoverOrphans(): Promise<void> {
+    for (;;) {
+      const orphans = await this.deps.calls.claimOrphans(this.claim.node, this.claim.leaseMs, 100);
+      for (const record of orphans) {
+        // Live here after all (a renewal came late): the claim is ours again, nothing to do.
+        if (this.actors.get(record.sid)) continue;
+        await this.recoverOrphan(record).catch((err) =>
+          this.deps.logger.error({ err, callSid: record.sid }, 'orphaned call not recovered'),
+        );
+      }
+      if (orphans.length < 100 || this.stopped) return;
+    }
+  }
+
+  private async recoverOrphan(record: CallRecord): Promise<void> {
+    const snapshot = await this.deps.snapshots.load<{ context?: { dialog?: PersistedDialog | null } }>(
+      'call',
+      record.sid,
+    );
+    const dialog = snapshot?.context?.dialog ?? null;
+    const answered = record.status === CallStatus.InProgress;
+    if (answered && dialog) this.deps.sip.endDialog(dialog);
+    const now = new Date();
+    const duration =
+      answered && record.startTime
+        ? Math.max(0, Math.round((now.getTime() - record.startTime.getTime()) / 1000))
+        : 0;
+    await this.deps.calls.update(record.sid, {
+      status: answered ? CallStatus.Completed : CallStatus.Failed,
+      endTime: now,
+      duration,
+    });
+    await this.deps.snapshots.delete('call', record.sid);
+    this.deps.logger.warn(
+      {
+        callSid: record.sid,
+        accountSid: record.accountSid,
+        was: record.status,
+        bye: answered && dialog !== null,
+      },
+      'call of a node that died: ended',
+    );
   }
 
   // ---- inbound --------------------------------------------------------------------------------
@@ -513,7 +593,7 @@ export class CallRuntime {
       forwardedFrom: forwardedFrom(invite),
       sipCallId: invite.callId,
     });
-    await this.deps.calls.insert(record);
+    await this.deps.calls.insert(record, this.claim);
     const session = new Session(record, this.deps.logger, {
       remoteSdp: invite.sdp,
       number: route.kind === 'markup' ? route.number : null,
@@ -748,8 +828,10 @@ export class CallRuntime {
       case 'sip.answered':
         if (e.sdp) this.deps.media.applyRemoteSdp(e.legId, e.sdp);
         actor.send({ type: 'sip.answered', at });
+        actor.send({ type: 'sip.dialog', dialog: persistedDialog(e.dialog) });
         return;
       case 'sip.confirmed':
+        actor.send({ type: 'sip.dialog', dialog: persistedDialog(e.dialog) });
         this.sessions.get(e.legId)?.confirmed.resolve(true);
         return;
       case 'sip.failed':

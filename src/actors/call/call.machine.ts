@@ -62,6 +62,9 @@ export const callMachine = setup({
       ringDeadline: ({ context, event }) => at(event) + context.timeoutSeconds * 1000,
     }),
     recordAnswer: assign({ answeredAt: ({ event }) => at(event) }),
+    recordDialog: assign({
+      dialog: ({ context, event }) => (event.type === 'sip.dialog' ? event.dialog : context.dialog),
+    }),
     recordEnd: assign({ endedAt: ({ event }) => at(event) }),
     recordSipStatus: assign({
       sipStatus: ({ event }) => (event.type === 'sip.failed' ? event.status : null),
@@ -114,7 +117,11 @@ export const callMachine = setup({
     answeredAt: null,
     endedAt: null,
     sipStatus: null,
+    dialog: null,
   }),
+  // The SIP dialog, once there is one: persisted with the snapshot so that another node can end the
+  // call (BYE) if this one dies (docs/calls.md, recovery).
+  on: { 'sip.dialog': { actions: 'recordDialog' } },
   initial: 'start',
   states: {
     start: {

@@ -1,3 +1,4 @@
+import type { PersistedDialog } from '../../sip/dialog.js';
 import type { CallDirection, CallStatus } from '../../store/call-store.js';
 
 /** Plain, serialisable context of a call leg actor. Times are epoch milliseconds. */
@@ -17,6 +18,8 @@ export interface CallContext {
   readonly endedAt: number | null;
   /** Final SIP status of a failed attempt (486, 404, 487...), when known. */
   readonly sipStatus: number | null;
+  /** The SIP dialog once established (plain data, no connection): recovery sends BYE with it. */
+  readonly dialog: PersistedDialog | null;
 }
 
 export interface CallInput {
@@ -40,6 +43,7 @@ export type CallEvent =
   | { type: 'call.restored' }
   | { type: 'sip.ringing'; at: number }
   | { type: 'sip.answered'; at: number }
+  | { type: 'sip.dialog'; dialog: PersistedDialog }
   | { type: 'sip.failed'; status: number; at: number }
   | { type: 'sip.bye'; at: number }
   | { type: 'sip.cancel'; at: number }

@@ -1,5 +1,5 @@
 /** Postgres implementation of the CallStore port. */
-import type { CallFilter, CallRecord, CallStore, CallUpdate } from '../call-store.js';
+import type { CallClaim, CallFilter, CallRecord, CallStore, CallUpdate } from '../call-store.js';
 import { type Db, sql } from './db.js';
 import { updateSet } from './sql-helpers.js';
 
@@ -43,15 +43,44 @@ const COLUMNS: Record<keyof CallUpdate, string> = {
 export class PgCallStore implements CallStore {
   constructor(private readonly db: Db) {}
 
-  async insert(c: CallRecord): Promise<void> {
+  async insert(c: CallRecord, claim?: CallClaim): Promise<void> {
+    // Records written without a claim (imports, tests) are terminal or nobody's: a live one is an orphan.
+    const until = claim ? sql`now() + ${`${claim.leaseMs} milliseconds`}::interval` : sql`NULL`;
     await this.db.query(sql`
       INSERT INTO calls (sid, parent_call_sid, account_sid, to_address, from_address, phone_number_sid, status,
         start_time, end_time, duration, price, price_unit, direction, answered_by, api_version, forwarded_from,
-        caller_name, sip_call_id, date_created, date_updated)
+        caller_name, sip_call_id, date_created, date_updated, claimed_by, claimed_until)
       VALUES (${c.sid}, ${c.parentCallSid}, ${c.accountSid}, ${c.to}, ${c.from}, ${c.phoneNumberSid}, ${c.status},
         ${c.startTime}, ${c.endTime}, ${c.duration}, ${c.price}, ${c.priceUnit}, ${c.direction}, ${c.answeredBy},
-        ${c.apiVersion}, ${c.forwardedFrom}, ${c.callerName}, ${c.sipCallId}, ${c.dateCreated}, ${c.dateUpdated})
+        ${c.apiVersion}, ${c.forwardedFrom}, ${c.callerName}, ${c.sipCallId}, ${c.dateCreated}, ${c.dateUpdated},
+        ${claim?.node ?? null}, ${until})
       ON CONFLICT (sid) DO NOTHING`);
+  }
+
+  async claimOrphans(node: string, leaseMs: number, limit: number): Promise<CallRecord[]> {
+    const rows = await this.db.query(sql`
+      UPDATE calls SET claimed_by = ${node}, claimed_until = now() + ${`${leaseMs} milliseconds`}::interval
+      WHERE sid IN (
+        SELECT sid FROM calls
+        WHERE status IN ('queued', 'ringing', 'in-progress')
+          AND (claimed_until IS NULL OR claimed_until < now())
+        ORDER BY date_created
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING *`);
+    return rows.map(toCall);
+  }
+
+  async renewClaims(node: string, leaseMs: number): Promise<void> {
+    await this.db.query(sql`
+      UPDATE calls SET claimed_until = now() + ${`${leaseMs} milliseconds`}::interval
+      WHERE claimed_by = ${node} AND status IN ('queued', 'ringing', 'in-progress')`);
+  }
+
+  async releaseClaims(node: string): Promise<void> {
+    await this.db.query(
+      sql`UPDATE calls SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = ${node} AND status IN ('queued', 'ringing', 'in-progress')`,
+    );
   }
 
   async update(sid: string, patch: CallUpdate): Promise<CallRecord | null> {
