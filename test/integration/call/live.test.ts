@@ -103,6 +103,52 @@ describe('live calls', () => {
     for (const c of callers) expect((await c.done).errors).toBe('');
   });
 
+  it('Conference startConferenceOnEnter=false waits for the moderator; its endConferenceOnEnter ends the room', async () => {
+    hooks.script(
+      '/waiter',
+      xml(
+        '<Dial action="/conf-over"><Conference beep="false" startConferenceOnEnter="false">town</Conference></Dial>',
+      ),
+    );
+    hooks.script('/conf-over', xml('<Hangup/>'));
+    hooks.script(
+      '/moderator',
+      xml('<Dial><Conference beep="false" endConferenceOnEnter="true">town</Conference></Dial>'),
+    );
+    const waiterNumber = await numberFor('/waiter');
+    const moderatorNumber = await numberFor('/moderator');
+    // The waiter stays until we end it; the moderator hangs up 2 s after its call is answered.
+    const waiter = await startSipp({
+      scenario: 'uac-call-expect-bye.xml',
+      remote: target,
+      service: waiterNumber,
+    });
+    const [w] = await until(
+      () => callsTo(waiterNumber),
+      (l) => l[0]?.status === 'in-progress',
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    // Not in the mixer while the conference has not started.
+    expect((await modify(w!.sid, { Mute: 'false' })).json.conference_sid).toBeNull();
+    const moderator = await startSipp({
+      scenario: 'uac-call-then-hangup.xml',
+      remote: target,
+      service: moderatorNumber,
+      extra: ['-d', '2000'],
+    });
+    const joined = await until(
+      async () => (await modify(w!.sid, { Mute: 'false' })).json.conference_sid,
+      (sid) => typeof sid === 'string',
+    );
+    expect(joined).toMatch(/^CF[0-9a-f]{32}$/);
+    expect((await moderator.done).errors).toBe('');
+    // The moderator left: the waiter's Dial ends, its action runs and hangs it up.
+    expect((await waiter.done).errors).toBe('');
+    const [over] = hooks.requestsTo('/conf-over').map((q) => new URLSearchParams(q.rawBody.toString()));
+    expect(over?.get('CallSid')).toBe(w!.sid);
+    expect(over?.get('DialCallStatus')).toBe('completed');
+  });
+
   it('CANCEL while the markup is being fetched: canceled, nothing answered', async () => {
     hooks.script('/slow', xml('<Say>too late</Say>', 1500));
     const number = await numberFor('/slow');

@@ -2,7 +2,9 @@
  * `<Dial>`: connect the caller to another party (TwiML https://www.twilio.com/docs/voice/twiml/dial).
  * Nouns Number, Client and Sip (or bare text as a number) go to the `Dialer`, which rings them in
  * parallel, bridges the first to answer and resolves when the bridge is over. `<Conference>` joins the
- * call's endpoint to a media mixer room scoped by account (`AC…:name`) until it leaves the room.
+ * call's endpoint to a media mixer room scoped by account (`AC…:name`) until it leaves the room;
+ * `ConferenceRooms` keeps startConferenceOnEnter (the others wait outside the mixer, hearing waitUrl),
+ * endConferenceOnEnter (its leaving ends the room for all) and maxParticipants (beyond: `failed`).
  *
  * Outcome: with `action`, request it with DialCallStatus, DialCallSid, DialCallDuration (plus
  * DialSipResponseCode and RecordingUrl/RecordingSid/RecordingDuration when known); without, continue
@@ -22,7 +24,8 @@ import {
 } from '../markup/index.js';
 import { resolveUrl } from '../params.js';
 import type { DialOutcome, DialTarget, InterpreterServices } from '../services.js';
-import { attrsOf, awaitMedia, HANGUP, NEXT, type VerbDefinition } from './support.js';
+import { ConferenceRooms, type Seat } from './conference-rooms.js';
+import { aborted, attrsOf, awaitMedia, HANGUP, NEXT, type VerbDefinition } from './support.js';
 
 export { type DialAttrs, dialAttrs };
 
@@ -74,26 +77,73 @@ export function dialParams(outcome: DialOutcome): Array<readonly [string, string
   return params;
 }
 
+/**
+ * Until the room has started (`startConferenceOnEnter`): waits outside the mixer, hearing `waitUrl`
+ * looped (else silence). Resolves false when the endpoint went away first.
+ */
+async function waitForStart(
+  services: InterpreterServices,
+  input: VerbInput,
+  signal: AbortSignal,
+  seat: Seat,
+  waitUrl: string | null,
+): Promise<boolean> {
+  const endpointId = input.call.endpointId;
+  if (waitUrl !== null) {
+    services.media.play(endpointId, `${input.opId}:wait`, { kind: 'url', url: waitUrl }, { loop: 0 });
+  }
+  try {
+    return await new Promise<boolean>((resolve, reject) => {
+      const off = services.mediaEvents.on(endpointId, (e) => {
+        if (e.type === 'media.endpointLost' || e.type === 'media.released') done(false);
+      });
+      const onAbort = () => {
+        off();
+        reject(aborted(signal));
+      };
+      const done = (started: boolean) => {
+        off();
+        signal.removeEventListener('abort', onAbort);
+        resolve(started);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      void seat.started.then(() => done(true));
+    });
+  } finally {
+    if (waitUrl !== null) services.media.stop(endpointId);
+  }
+}
+
 async function joinConference(
   services: InterpreterServices,
+  rooms: ConferenceRooms,
   input: VerbInput,
   signal: AbortSignal,
   room: VerbNode,
 ): Promise<DialOutcome | null> {
   const a = room.attrs as Attrs<ConferenceAttrs>;
   const endpointId = input.call.endpointId;
+  const name = `${input.call.accountSid}:${room.text ?? ''}`;
   const waitUrl = a.waitUrl === null ? null : resolveUrl(a.waitUrl, input.documentUrl);
   const joinedAt = Date.now();
+  const seat = rooms.enter(name, endpointId, {
+    startsConference: a.startConferenceOnEnter,
+    endsConference: a.endConferenceOnEnter,
+    maxParticipants: a.maxParticipants,
+    leave: () => services.media.conferenceLeave(endpointId),
+  });
+  if (!seat) return { status: 'failed', dialCallSid: null, durationSeconds: 0 };
   const onAbort = () => services.media.conferenceLeave(endpointId);
-  signal.addEventListener('abort', onAbort, { once: true });
   try {
+    if (!(await waitForStart(services, input, signal, seat, waitUrl))) return null;
+    signal.addEventListener('abort', onAbort, { once: true });
     const left = await awaitMedia(
       services,
       endpointId,
       signal,
       () =>
         services.media.conferenceJoin(endpointId, {
-          room: `${input.call.accountSid}:${room.text ?? ''}`,
+          room: name,
           muted: a.muted,
           beep: a.beep !== 'false',
           ...(waitUrl === null ? {} : { waitMusic: { kind: 'url', url: waitUrl } }),
@@ -103,6 +153,7 @@ async function joinConference(
     if (left === null) return null;
   } finally {
     signal.removeEventListener('abort', onAbort);
+    seat.exit();
   }
   return {
     status: 'completed',
@@ -116,12 +167,14 @@ export const dialVerb: VerbDefinition = {
   name: 'Dial',
   attrs: dialAttrs,
   media: true,
-  logic: (services: InterpreterServices) =>
-    fromPromise<VerbOutcome, VerbInput>(async ({ input, signal }) => {
+  logic: (services: InterpreterServices) => {
+    // One per interpreter machine, i.e. per process: the rooms of this node.
+    const rooms = new ConferenceRooms();
+    return fromPromise<VerbOutcome, VerbInput>(async ({ input, signal }) => {
       const a = attrsOf<DialAttrs>(input);
       const room = input.node.children.find((c) => c.verb === 'Conference');
       let outcome: DialOutcome | null;
-      if (room) outcome = await joinConference(services, input, signal, room);
+      if (room) outcome = await joinConference(services, rooms, input, signal, room);
       else {
         outcome = await services.dialer.dial(
           {
@@ -142,5 +195,6 @@ export const dialVerb: VerbDefinition = {
       if (a.action === null) return NEXT;
       const url = resolveUrl(a.action, input.documentUrl) ?? input.documentUrl;
       return { kind: 'fetch', url, method: a.method, params: dialParams(outcome) };
-    }),
+    });
+  },
 };
