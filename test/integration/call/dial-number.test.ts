@@ -2,6 +2,7 @@
  * `<Dial><Number>` through the platform's outbound proxy, with a second Switchboard as the carrier:
  * sipp calls node A, whose markup dials a number hosted on node B (A's SIP_OUTBOUND_PROXY). B answers
  * with a Gather; A sends the Number's `sendDigits` once B answered, and B's Gather must post them.
+ * The caller's own DTMF crosses A's bridge to B the same way (the media path caller → callee).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
@@ -77,5 +78,23 @@ describe('<Dial><Number> through the outbound proxy', () => {
       { auth: caller.creds },
     );
     expect(child.json).toMatchObject({ direction: 'outbound-dial', to: '+15550400001' });
+  });
+
+  it("carries the caller's DTMF across the Dial bridge to the called party (RFC 4733 relay)", async () => {
+    hooks.script('/b-ivr', xml('<Gather action="/b-ivr-got" finishOnKey="#" timeout="10"/><Hangup/>'));
+    hooks.script('/b-ivr-got', xml('<Hangup/>'));
+    hooks.script('/a-ivr', xml('<Dial timeout="10"><Number>+15550400011</Number></Dial><Hangup/>'));
+    await numberOn(b, 'ivr@example.test', '+15550400011', '/b-ivr');
+    await numberOn(a, 'ivr-caller@example.test', '+15550400012', '/a-ivr');
+    // The caller presses 1 then # (from a pcap, 1.5 s after its ACK): they cross A's bridge to B.
+    const r = await runSipp({
+      scenario: 'uac-call-dtmf-expect-bye.xml',
+      remote: `127.0.0.5:${a.server.sip!.stack.port}`,
+      service: '+15550400012',
+      extra: ['-mi', '127.0.0.2'],
+    });
+    expect(r.errors).toBe('');
+    const [got] = hooks.requestsTo('/b-ivr-got').map((q) => new URLSearchParams(q.rawBody.toString()));
+    expect(got?.get('Digits')).toBe('1');
   });
 });
