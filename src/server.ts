@@ -19,6 +19,7 @@ import { routeInbound } from './actors/call/inbound-routing.js';
 import { MessagingBridge } from './actors/call/messaging-bridge.js';
 import { createInterpreterMachine } from './actors/interpreter/interpreter.machine.js';
 import { type InterpreterServices, MediaEventRouter, webhookFetcher } from './actors/interpreter/services.js';
+import { ConferenceRooms } from './actors/interpreter/verbs/conference-rooms.js';
 import { SipClientMessenger } from './actors/sms/client-messenger.js';
 import { SmsService } from './actors/sms/sms-service.js';
 import type { Config } from './config.js';
@@ -288,6 +289,8 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       closers.push(() => media.close());
       const authTokenOf = async (sid: string) => (await accounts.get(sid))?.authToken ?? null;
       let interpreterMachine: ReturnType<typeof createInterpreterMachine> | null = null;
+      // This node's conference rooms: the Dial verb keeps them, the REST Mute response reads them.
+      const conferences = new ConferenceRooms();
       const runtime = new CallRuntime({
         sip: sipService.legs,
         media,
@@ -325,6 +328,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         defaultProxy: config.sip.outboundProxy,
         instanceId: config.instanceId,
         callLeaseMs: config.limits.callLeaseMs,
+        conferenceFlagsOf: (endpointId) => conferences.flagsOf(endpointId),
         logger: logger.child({ component: 'calls' }),
       });
       const createRecording: InterpreterServices['createRecording'] = async (r) => {
@@ -385,6 +389,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         sendEmail: (r) => messaging.sendEmail(r),
         createRecording,
         notify: (n) => notifier.notify(n),
+        conferences,
       });
       callRuntime = runtime;
       closers.push(async () => runtime.stop());

@@ -41,6 +41,7 @@ import type { SnapshotStore } from '../../store/snapshot-store.js';
 import type { HttpMethod, WebhookRequest, WebhookResult } from '../../webhooks/types.js';
 import type { InterpreterInput } from '../interpreter/interpreter.types.js';
 import { DEFAULT_API_VERSION } from '../interpreter/interpreter.types.js';
+import type { ParticipantFlags } from '../interpreter/verbs/conference-rooms.js';
 import { ActorRegistry } from '../runtime.js';
 import type { CallAdmission } from './admission.js';
 import { callMachine, statusOf } from './call.machine.js';
@@ -212,6 +213,8 @@ export interface CallRuntimeDeps {
   readonly instanceId: string;
   /** This node's claim on its live calls lasts this long unrenewed (CALL_LEASE_SECONDS). */
   readonly callLeaseMs: number;
+  /** The conference attributes a leg's endpoint joined with (`<Conference>`), when it is in a room. */
+  readonly conferenceFlagsOf?: (endpointId: string) => ParticipantFlags | null;
   readonly logger: Logger;
 }
 
@@ -344,9 +347,22 @@ export class CallRuntime {
   }
 
   /** Live view used by the REST modification response. */
-  liveView(sid: string): { room: string | null; muted: boolean } | null {
+  liveView(sid: string): {
+    room: string | null;
+    muted: boolean;
+    startConferenceOnEnter: boolean;
+    endConferenceOnEnter: boolean;
+  } | null {
     const s = this.sessions.get(sid);
-    return s ? { room: s.room, muted: s.muted } : null;
+    if (!s) return null;
+    const flags = this.deps.conferenceFlagsOf?.(sid) ?? null;
+    return {
+      room: s.room,
+      muted: s.muted,
+      // Twilio's defaults outside a conference.
+      startConferenceOnEnter: flags?.startsConference ?? true,
+      endConferenceOnEnter: flags?.endsConference ?? false,
+    };
   }
 
   /** Mutes or unmutes what the leg says (bridge and conference); false when not live. */

@@ -12,6 +12,7 @@ import type { MediaEvent, MediaPort } from '../../media/port.js';
 import type { NotifyInput } from '../../notifications/notifier.js';
 import type { HttpMethod, WebhookClient, WebhookResult } from '../../webhooks/index.js';
 import type { Params } from '../../webhooks/signing.js';
+import type { ConferenceRooms } from './verbs/conference-rooms.js';
 
 /**
  * Intents the interpreter sends to its call leg. The runtime forwards them to the call actor as
@@ -197,6 +198,8 @@ export interface InterpreterServices {
   createRecording(request: RecordingRequest): Promise<CreatedRecording>;
   /** Writes a Notification (never throws; `Notifier.notify` fits). */
   notify(input: NotifyInput): unknown;
+  /** This node's conference rooms (shared with the REST layer); one of its own when not given. */
+  readonly conferences?: ConferenceRooms;
   /**
    * Waits `ms` (`<Pause>` outside a Gather); resolves early never, rejects when `signal` aborts.
    * Defaults to a `setTimeout` timer; tests may inject a clock.

@@ -40,15 +40,15 @@ function runtimeOf(deps: CallRouteDeps): CallRuntime {
  * Members added to the call when Mute was given (spec §Calls: the response carries ConferenceSid,
  * Muted, Hold, StartConferenceOnEnter, EndConferenceOnEnter; decisions.md).
  */
-function modificationExtras(live: { room: string | null; muted: boolean } | null, accountSid: string) {
+function modificationExtras(live: ReturnType<CallRuntime['liveView']>, accountSid: string) {
   return {
     ConferenceSid: live?.room
       ? conferenceSid(live.room.startsWith(`${accountSid}:`) ? live.room : `${accountSid}:${live.room}`)
       : null,
     Muted: live?.muted ?? false,
     Hold: false,
-    StartConferenceOnEnter: true,
-    EndConferenceOnEnter: false,
+    StartConferenceOnEnter: live?.startConferenceOnEnter ?? true,
+    EndConferenceOnEnter: live?.endConferenceOnEnter ?? false,
   };
 }
 

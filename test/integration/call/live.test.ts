@@ -117,7 +117,7 @@ describe('live calls', () => {
     );
     const waiterNumber = await numberFor('/waiter');
     const moderatorNumber = await numberFor('/moderator');
-    // The waiter stays until we end it; the moderator hangs up 2 s after its call is answered.
+    // The waiter stays until we end it; the moderator hangs up 3 s after its call is answered.
     const waiter = await startSipp({
       scenario: 'uac-call-expect-bye.xml',
       remote: target,
@@ -134,13 +134,26 @@ describe('live calls', () => {
       scenario: 'uac-call-then-hangup.xml',
       remote: target,
       service: moderatorNumber,
-      extra: ['-d', '2000'],
+      extra: ['-d', '3000'],
     });
     const joined = await until(
       async () => (await modify(w!.sid, { Mute: 'false' })).json.conference_sid,
       (sid) => typeof sid === 'string',
     );
     expect(joined).toMatch(/^CF[0-9a-f]{32}$/);
+    // The Mute response reports the participant's own attributes.
+    expect((await modify(w!.sid, { Mute: 'false' })).json).toMatchObject({
+      start_conference_on_enter: false,
+      end_conference_on_enter: false,
+    });
+    const [m] = await until(
+      () => callsTo(moderatorNumber),
+      (l) => l[0]?.status === 'in-progress',
+    );
+    expect((await modify(m!.sid, { Mute: 'false' })).json).toMatchObject({
+      start_conference_on_enter: true,
+      end_conference_on_enter: true,
+    });
     expect((await moderator.done).errors).toBe('');
     // The moderator left: the waiter's Dial ends, its action runs and hangs it up.
     expect((await waiter.done).errors).toBe('');

@@ -6,8 +6,13 @@
  * and forgotten when empty. Plain bookkeeping: callers do the media operations.
  */
 
-interface Member {
+/** A participant's own conference attributes (reported by the REST Mute response). */
+export interface ParticipantFlags {
+  readonly startsConference: boolean;
   readonly endsConference: boolean;
+}
+
+interface Member extends ParticipantFlags {
   /** Makes this participant leave (the media engine's conferenceLeave). */
   readonly leave: () => void;
 }
@@ -29,6 +34,13 @@ export interface Seat {
 
 export class ConferenceRooms {
   private readonly rooms = new Map<string, Room>();
+  /** Participants (members and waiters) by endpoint. */
+  private readonly participants = new Map<string, ParticipantFlags>();
+
+  /** The attributes `endpointId` entered its room with, or null when it is in none. */
+  flagsOf(endpointId: string): ParticipantFlags | null {
+    return this.participants.get(endpointId) ?? null;
+  }
 
   /**
    * Enters `endpointId` into `room`, or returns null when the room already holds `maxParticipants`
@@ -51,7 +63,12 @@ export class ConferenceRooms {
     }
     if (r.members.size + r.waiting.size >= opts.maxParticipants) return null;
     const roomState = r;
-    const member: Member = { endsConference: opts.endsConference, leave: opts.leave };
+    const member: Member = {
+      startsConference: opts.startsConference,
+      endsConference: opts.endsConference,
+      leave: opts.leave,
+    };
+    this.participants.set(endpointId, member);
     let started: Promise<void>;
     if (roomState.started || opts.startsConference) {
       roomState.started = true;
@@ -75,6 +92,7 @@ export class ConferenceRooms {
       exit: () => {
         if (gone) return;
         gone = true;
+        if (this.participants.get(endpointId) === member) this.participants.delete(endpointId);
         roomState.waiting.delete(endpointId);
         const wasMember = roomState.members.delete(endpointId);
         if (wasMember && member.endsConference) {

@@ -168,8 +168,8 @@ export const dialVerb: VerbDefinition = {
   attrs: dialAttrs,
   media: true,
   logic: (services: InterpreterServices) => {
-    // One per interpreter machine, i.e. per process: the rooms of this node.
-    const rooms = new ConferenceRooms();
+    // The rooms of this node: shared with the REST layer when the composition gives them.
+    const rooms = services.conferences ?? new ConferenceRooms();
     return fromPromise<VerbOutcome, VerbInput>(async ({ input, signal }) => {
       const a = attrsOf<DialAttrs>(input);
       const room = input.node.children.find((c) => c.verb === 'Conference');
