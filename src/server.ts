@@ -329,6 +329,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         instanceId: config.instanceId,
         callLeaseMs: config.limits.callLeaseMs,
         conferenceFlagsOf: (endpointId) => conferences.flagsOf(endpointId),
+        numberOf: (accountSid, sid) => numbers.get(accountSid, sid),
         logger: logger.child({ component: 'calls' }),
       });
       const createRecording: InterpreterServices['createRecording'] = async (r) => {

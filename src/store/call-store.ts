@@ -73,14 +73,33 @@ export interface CallClaim {
   readonly leaseMs: number;
 }
 
+/** A REST call's StatusCallback (kept for recovery; not part of the REST resource). */
+export interface StoredStatusCallback {
+  readonly url: string;
+  readonly method: 'GET' | 'POST';
+  readonly events: readonly string[];
+}
+
+/** A live call whose node died, as claimed for recovery. */
+export interface OrphanCall {
+  readonly record: CallRecord;
+  readonly statusCallback: StoredStatusCallback | null;
+}
+
 export interface CallStore {
-  /** Writes a new call; with `claim`, owned by that node from the start. */
-  insert(call: CallRecord, claim?: CallClaim): Promise<void>;
+  /**
+   * Writes a new call; with `claim`, owned by that node from the start; `statusCallback` is kept for
+   * the recovery of the call if its node dies.
+   */
+  insert(
+    call: CallRecord,
+    opts?: { claim?: CallClaim; statusCallback?: StoredStatusCallback | null },
+  ): Promise<void>;
   /**
    * Claims up to `limit` live calls (queued, ringing, in-progress) whose claim expired or was never
    * made: their node died. Each is claimed by one node at a time, for `leaseMs`.
    */
-  claimOrphans(node: string, leaseMs: number, limit: number): Promise<CallRecord[]>;
+  claimOrphans(node: string, leaseMs: number, limit: number): Promise<OrphanCall[]>;
   /** Extends this node's claims on its live calls to now + `leaseMs`. */
   renewClaims(node: string, leaseMs: number): Promise<void>;
   /** Drops this node's claims (a restart with a fixed INSTANCE_ID: nothing is live yet). */

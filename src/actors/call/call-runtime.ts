@@ -35,6 +35,8 @@ import {
   type CallRecord,
   CallStatus,
   type CallStore,
+  type OrphanCall,
+  type StoredStatusCallback,
 } from '../../store/call-store.js';
 import type { IncomingNumber } from '../../store/number-store.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
@@ -47,12 +49,7 @@ import type { CallAdmission } from './admission.js';
 import { callMachine, statusOf } from './call.machine.js';
 import type { CallEmitted, CallEvent } from './call.types.js';
 import type { InboundRoute } from './inbound-routing.js';
-import {
-  numberStatusParams,
-  type ProgressEvent,
-  progressEventOf,
-  progressParams,
-} from './status-callbacks.js';
+import { numberStatusParams, ProgressEvent, progressEventOf, progressParams } from './status-callbacks.js';
 
 type CallActor = Actor<typeof callMachine>;
 
@@ -213,6 +210,8 @@ export interface CallRuntimeDeps {
   readonly instanceId: string;
   /** This node's claim on its live calls lasts this long unrenewed (CALL_LEASE_SECONDS). */
   readonly callLeaseMs: number;
+  /** A number of the account (its StatusCallback, for calls recovered from a node that died). */
+  readonly numberOf?: (accountSid: string, sid: string) => Promise<IncomingNumber | null>;
   /** The conference attributes a leg's endpoint joined with (`<Conference>`), when it is in a room. */
   readonly conferenceFlagsOf?: (endpointId: string) => ParticipantFlags | null;
   readonly logger: Logger;
@@ -279,7 +278,16 @@ export class CallRuntime {
       status: CallStatus.Queued,
       apiVersion: request.apiVersion,
     });
-    await this.deps.calls.insert(record, this.claim);
+    await this.deps.calls.insert(record, {
+      claim: this.claim,
+      statusCallback: request.statusCallback
+        ? {
+            url: request.statusCallback,
+            method: request.statusCallbackMethod,
+            events: [...request.statusCallbackEvents],
+          }
+        : null,
+    });
     const session = new Session(record, this.deps.logger, { request });
     this.start(session, request.timeoutSeconds);
     void this.admitAndDial(session);
@@ -310,7 +318,7 @@ export class CallRuntime {
       apiVersion: parent.record.apiVersion,
       parentCallSid: parentSid,
     });
-    await this.deps.calls.insert(record, this.claim);
+    await this.deps.calls.insert(record, { claim: this.claim });
     const session = new Session(record, this.deps.logger, { credentials: opts.credentials ?? null });
     this.start(session, opts.timeoutSeconds);
     this.actors.get(record.sid)?.send({ type: 'call.dial', at: Date.now() });
@@ -528,18 +536,19 @@ export class CallRuntime {
   private async recoverOrphans(): Promise<void> {
     for (;;) {
       const orphans = await this.deps.calls.claimOrphans(this.claim.node, this.claim.leaseMs, 100);
-      for (const record of orphans) {
+      for (const orphan of orphans) {
+        const sid = orphan.record.sid;
         // Live here after all (a renewal came late): the claim is ours again, nothing to do.
-        if (this.actors.get(record.sid)) continue;
-        await this.recoverOrphan(record).catch((err) =>
-          this.deps.logger.error({ err, callSid: record.sid }, 'orphaned call not recovered'),
+        if (this.actors.get(sid)) continue;
+        await this.recoverOrphan(orphan).catch((err) =>
+          this.deps.logger.error({ err, callSid: sid }, 'orphaned call not recovered'),
         );
       }
       if (orphans.length < 100 || this.stopped) return;
     }
   }
 
-  private async recoverOrphan(record: CallRecord): Promise<void> {
+  private async recoverOrphan({ record, statusCallback }: OrphanCall): Promise<void> {
     const snapshot = await this.deps.snapshots.load<{ context?: { dialog?: PersistedDialog | null } }>(
       'call',
       record.sid,
@@ -552,12 +561,10 @@ export class CallRuntime {
       answered && record.startTime
         ? Math.max(0, Math.round((now.getTime() - record.startTime.getTime()) / 1000))
         : 0;
-    await this.deps.calls.update(record.sid, {
-      status: answered ? CallStatus.Completed : CallStatus.Failed,
-      endTime: now,
-      duration,
-    });
+    const status = answered ? CallStatus.Completed : CallStatus.Failed;
+    const closed = (await this.deps.calls.update(record.sid, { status, endTime: now, duration })) ?? record;
     await this.deps.snapshots.delete('call', record.sid);
+    await this.recoveredCallbacks(closed, record.status, statusCallback, now.getTime(), duration);
     this.deps.logger.warn(
       {
         callSid: record.sid,
@@ -567,6 +574,51 @@ export class CallRuntime {
       },
       'call of a node that died: ended',
     );
+  }
+
+  /**
+   * The callbacks a recovered call still owes: the REST StatusCallback's `completed` (its
+   * SequenceNumber follows the events the call's last status implies were sent) and, for an answered
+   * call to a number, the number's `completed`.
+   */
+  private async recoveredCallbacks(
+    call: CallRecord,
+    was: CallStatus,
+    cb: StoredStatusCallback | null,
+    at: number,
+    duration: number,
+  ): Promise<void> {
+    const authToken = await this.deps.authTokenOf(call.accountSid);
+    if (authToken === null) return;
+    const send = (url: string, method: HttpMethod, params: Record<string, string>) =>
+      this.deps.webhooks.request({
+        url,
+        method,
+        params: Object.entries(params),
+        accountSid: call.accountSid,
+        authToken,
+        context: { callSid: call.sid },
+      });
+    if (cb?.events.includes(ProgressEvent.Completed)) {
+      const reached: readonly string[] =
+        was === CallStatus.Queued
+          ? [ProgressEvent.Initiated]
+          : was === CallStatus.Ringing
+            ? [ProgressEvent.Initiated, ProgressEvent.Ringing]
+            : [ProgressEvent.Initiated, ProgressEvent.Ringing, ProgressEvent.Answered];
+      const sequence = reached.filter((e) => cb.events.includes(e)).length;
+      await send(cb.url, cb.method, progressParams(call, call.status, sequence, at, duration));
+    }
+    if (call.status === CallStatus.Completed && call.phoneNumberSid && this.deps.numberOf) {
+      const n = await this.deps.numberOf(call.accountSid, call.phoneNumberSid);
+      if (n?.statusCallback) {
+        await send(
+          n.statusCallback,
+          n.statusCallbackMethod,
+          numberStatusParams(call, 'completed', this.deps.instanceId),
+        );
+      }
+    }
   }
 
   // ---- inbound --------------------------------------------------------------------------------
@@ -609,7 +661,7 @@ export class CallRuntime {
       forwardedFrom: forwardedFrom(invite),
       sipCallId: invite.callId,
     });
-    await this.deps.calls.insert(record, this.claim);
+    await this.deps.calls.insert(record, { claim: this.claim });
     const session = new Session(record, this.deps.logger, {
       remoteSdp: invite.sdp,
       number: route.kind === 'markup' ? route.number : null,

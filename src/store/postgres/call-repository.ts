@@ -1,5 +1,13 @@
 /** Postgres implementation of the CallStore port. */
-import type { CallClaim, CallFilter, CallRecord, CallStore, CallUpdate } from '../call-store.js';
+import type {
+  CallClaim,
+  CallFilter,
+  CallRecord,
+  CallStore,
+  CallUpdate,
+  OrphanCall,
+  StoredStatusCallback,
+} from '../call-store.js';
 import { type Db, sql } from './db.js';
 import { updateSet } from './sql-helpers.js';
 
@@ -43,21 +51,26 @@ const COLUMNS: Record<keyof CallUpdate, string> = {
 export class PgCallStore implements CallStore {
   constructor(private readonly db: Db) {}
 
-  async insert(c: CallRecord, claim?: CallClaim): Promise<void> {
+  async insert(
+    c: CallRecord,
+    opts: { claim?: CallClaim; statusCallback?: StoredStatusCallback | null } = {},
+  ): Promise<void> {
     // Records written without a claim (imports, tests) are terminal or nobody's: a live one is an orphan.
+    const { claim, statusCallback: cb } = opts;
     const until = claim ? sql`now() + ${`${claim.leaseMs} milliseconds`}::interval` : sql`NULL`;
     await this.db.query(sql`
       INSERT INTO calls (sid, parent_call_sid, account_sid, to_address, from_address, phone_number_sid, status,
         start_time, end_time, duration, price, price_unit, direction, answered_by, api_version, forwarded_from,
-        caller_name, sip_call_id, date_created, date_updated, claimed_by, claimed_until)
+        caller_name, sip_call_id, date_created, date_updated, claimed_by, claimed_until,
+        status_callback, status_callback_method, status_callback_events)
       VALUES (${c.sid}, ${c.parentCallSid}, ${c.accountSid}, ${c.to}, ${c.from}, ${c.phoneNumberSid}, ${c.status},
         ${c.startTime}, ${c.endTime}, ${c.duration}, ${c.price}, ${c.priceUnit}, ${c.direction}, ${c.answeredBy},
         ${c.apiVersion}, ${c.forwardedFrom}, ${c.callerName}, ${c.sipCallId}, ${c.dateCreated}, ${c.dateUpdated},
-        ${claim?.node ?? null}, ${until})
+        ${claim?.node ?? null}, ${until}, ${cb?.url ?? null}, ${cb?.method ?? null}, ${cb ? [...cb.events] : null})
       ON CONFLICT (sid) DO NOTHING`);
   }
 
-  async claimOrphans(node: string, leaseMs: number, limit: number): Promise<CallRecord[]> {
+  async claimOrphans(node: string, leaseMs: number, limit: number): Promise<OrphanCall[]> {
     const rows = await this.db.query(sql`
       UPDATE calls SET claimed_by = ${node}, claimed_until = now() + ${`${leaseMs} milliseconds`}::interval
       WHERE sid IN (
@@ -68,7 +81,16 @@ export class PgCallStore implements CallStore {
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
       RETURNING *`);
-    return rows.map(toCall);
+    return rows.map((row) => ({
+      record: toCall(row),
+      statusCallback: row.status_callback
+        ? {
+            url: row.status_callback as string,
+            method: row.status_callback_method === 'GET' ? 'GET' : 'POST',
+            events: (row.status_callback_events as string[] | null) ?? [],
+          }
+        : null,
+    }));
   }
 
   async renewClaims(node: string, leaseMs: number): Promise<void> {

@@ -1,11 +1,13 @@
 /**
  * A node dies with a call up: the next node (here a fresh one on the same Postgres and Redis) finds
  * the call's claim expired, sends BYE with the dialog persisted in the call's snapshot and closes the
- * call record. Node A runs as its own process so that it can be killed outright (SIGKILL).
+ * call record, and sends the StatusCallback's `completed` the call still owed. Node A runs as its own
+ * process so that it can be killed outright (SIGKILL).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyTwilioSignature } from '../../../src/webhooks/index.js';
 import { createNamespace, type TestNamespace } from '../../support/namespace.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, API, startTestServer, type TestServer } from '../../support/server.js';
 import { freePort, startSipp } from '../../support/sipp.js';
@@ -44,33 +46,43 @@ async function api(base: string, path: string, form?: Record<string, string>) {
   return { status: r.status, json: (await r.json().catch(() => null)) as Record<string, unknown> | null };
 }
 
+/** Starts node A as its own process (so that it can be SIGKILLed); resolves once its API answers. */
+async function startNodeA(): Promise<{ base: string; sipPort: number; accountSid: string }> {
+  const httpPort = await freePort(HOST);
+  const sipPort = await freePort(HOST);
+  const base = `http://${HOST}:${httpPort}`;
+  nodeA = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'silent',
+      HTTP_HOST: HOST,
+      HTTP_PORT: String(httpPort),
+      SIP_HOST: HOST,
+      SIP_PORT: String(sipPort),
+      DATABASE_URL: ns.databaseUrl,
+      REDIS_PREFIX: ns.redisPrefix,
+      ADMIN_EMAIL,
+      ADMIN_PASSWORD,
+      CALL_LEASE_SECONDS: LEASE_SECONDS,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const me = await until(
+    () => api(base, `${API}/Accounts/${encodeURIComponent(ADMIN_EMAIL)}.json`).catch(() => null),
+    (r) => r?.status === 200,
+    30_000,
+  );
+  return { base, sipPort, accountSid: me!.json!.sid as string };
+}
+
+async function killNodeA(): Promise<void> {
+  nodeA!.kill('SIGKILL');
+  await once(nodeA!, 'exit');
+}
+
 describe('recovery of the calls of a node that died', () => {
   it('ends an answered call with BYE from its persisted dialog and closes its record', async () => {
-    const httpPort = await freePort(HOST);
-    const sipPort = await freePort(HOST);
-    const base = `http://${HOST}:${httpPort}`;
-    nodeA = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: {
-        ...process.env,
-        LOG_LEVEL: 'silent',
-        HTTP_HOST: HOST,
-        HTTP_PORT: String(httpPort),
-        SIP_HOST: HOST,
-        SIP_PORT: String(sipPort),
-        DATABASE_URL: ns.databaseUrl,
-        REDIS_PREFIX: ns.redisPrefix,
-        ADMIN_EMAIL,
-        ADMIN_PASSWORD,
-        CALL_LEASE_SECONDS: LEASE_SECONDS,
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    const me = await until(
-      () => api(base, `${API}/Accounts/${encodeURIComponent(ADMIN_EMAIL)}.json`).catch(() => null),
-      (r) => r?.status === 200,
-      30_000,
-    );
-    const accountSid = me!.json!.sid as string;
+    const { base, sipPort, accountSid } = await startNodeA();
     hooks.script('/hold', xml('<Pause length="120"/>'));
     const n = await api(base, `${API}/Accounts/${accountSid}/IncomingPhoneNumbers.json`, {
       PhoneNumber: '+15550500001',
@@ -93,8 +105,7 @@ describe('recovery of the calls of a node that died', () => {
     const callSid = (live!.calls as Array<{ sid: string }>)[0]!.sid;
     await new Promise((r) => setTimeout(r, 500)); // the ACK's snapshot (with the dialog) is written
 
-    nodeA.kill('SIGKILL');
-    await once(nodeA, 'exit');
+    await killNodeA();
 
     nodeB = await startTestServer({ ns, env: { CALL_LEASE_SECONDS: LEASE_SECONDS } });
     const result = await caller.done;
@@ -113,5 +124,58 @@ describe('recovery of the calls of a node that died', () => {
     expect(record).toMatchObject({ status: 'completed', direction: 'inbound' });
     expect(record.end_time).toBeTruthy();
     expect(record.duration).toBeGreaterThanOrEqual(1);
+  }, 90_000);
+
+  it('a REST call: the callee gets BYE and the StatusCallback its completed event, signed and in sequence', async () => {
+    // Node B from the first test is up and sweeping; a new node A places the call.
+    const { base, accountSid } = await startNodeA();
+    hooks.script('/rest-hold', xml('<Pause length="120"/>'));
+    hooks.script('/rest-status', { status: 204 });
+    const callee = await startSipp({
+      scenario: 'uas-answer-expect-bye.xml',
+      localIp: '127.0.0.3',
+      timeoutSeconds: 60,
+    });
+    const created = await api(base, `${API}/Accounts/${accountSid}/Calls.json`, {
+      From: '+15550500009',
+      To: `sip:bob@127.0.0.3:${callee.localPort}`,
+      Url: `${hooks.origin}/rest-hold`,
+      StatusCallback: `${hooks.origin}/rest-status`,
+      StatusCallbackEvent: 'initiated ringing answered completed',
+    });
+    expect(created.status).toBe(201);
+    const sid = created.json!.sid as string;
+    await until(
+      async () => (await api(base, `${API}/Accounts/${accountSid}/Calls/${sid}.json`)).json?.status,
+      (st) => st === 'in-progress',
+      15_000,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    await killNodeA();
+    expect((await callee.done).errors).toBe('');
+    const completed = await until(
+      () =>
+        hooks
+          .requestsTo('/rest-status')
+          .map((q) => ({
+            form: new URLSearchParams(q.rawBody.toString()),
+            signature: q.headers['x-twilio-signature'],
+          }))
+          .filter((x) => x.form.get('CallSid') === sid && x.form.get('CallStatus') === 'completed'),
+      (l) => l.length > 0,
+      15_000,
+    );
+    expect(completed).toHaveLength(1);
+    expect(completed[0]!.form.get('SequenceNumber')).toBe('3');
+    expect(Number(completed[0]!.form.get('CallDuration'))).toBeGreaterThanOrEqual(1);
+    // Signed with the account's AuthToken (node B read it from the shared database).
+    expect(
+      verifyTwilioSignature(
+        `${hooks.origin}/rest-status`,
+        Object.fromEntries(completed[0]!.form),
+        nodeB!.admin.secret,
+        completed[0]!.signature as string,
+      ),
+    ).toBe(true);
   }, 90_000);
 });
