@@ -2,13 +2,14 @@
  * Shared pieces of the SIP benchmarks: the server in its own process (real Redis and Postgres, a
  * fresh namespace), sipp runs with -trace_stat/-trace_rtt read back, process CPU from /proc.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import WebSocket from 'ws';
 import type { createNamespace } from '../../test/support/namespace.js';
+import { type ServerProcess, startServerProcess } from '../../test/support/server-process.js';
 import { freePort } from '../../test/support/sipp.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -107,11 +108,7 @@ export async function sipp(args: string[], scenario: string | null): Promise<Sip
 }
 
 /** A benchmark server: its process, HTTP base URL and the Super Admin (sid and AuthToken). */
-export interface BenchServer {
-  readonly child: ChildProcess;
-  readonly httpPort: number;
-  readonly base: string;
-  readonly admin: { readonly sid: string; readonly auth_token: string };
+export interface BenchServer extends ServerProcess {
   /** The V8 inspector's port on SERVER_IP when started with `inspect` (see collectedMemory). */
   readonly inspectPort: number | null;
 }
@@ -158,13 +155,13 @@ export async function collectedMemory(inspectPort: number): Promise<{ rss: numbe
  * figures carry no tsx overhead; BENCH_TSX=1 runs the TypeScript sources instead.
  */
 let built = false;
-function serverEntry(): string[] {
-  if (process.env.BENCH_TSX === '1') return ['--import', 'tsx', 'src/main.ts'];
+function serverEntry(): 'src' | 'dist' {
+  if (process.env.BENCH_TSX === '1') return 'src';
   if (!built) {
     execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
     built = true;
   }
-  return ['--enable-source-maps', 'dist/main.js'];
+  return 'dist';
 }
 
 /**
@@ -177,46 +174,23 @@ export async function startServer(
   env: Record<string, string> = {},
   opts: { inspect?: boolean } = {},
 ): Promise<BenchServer> {
-  const httpPort = await freePort(SERVER_IP);
   // The inspector (loopback only) lets a benchmark collect garbage before reading memory.
   const inspectPort = opts.inspect ? await freePort(SERVER_IP) : null;
   const inspect = inspectPort ? [`--inspect=${SERVER_IP}:${inspectPort}`] : [];
-  const base = `http://${SERVER_IP}:${httpPort}`;
   // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server there (open it in Chrome DevTools).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
   // BENCH_HEAP_SNAPSHOT=<dir>: the server writes a heap snapshot there on SIGUSR2 (see heapSnapshot()).
   const heap = process.env.BENCH_HEAP_SNAPSHOT
     ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${process.env.BENCH_HEAP_SNAPSHOT}`]
     : [];
-  const child = spawn(process.execPath, [...prof, ...heap, ...inspect, ...serverEntry()], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      HTTP_PORT: String(httpPort),
-      HTTP_HOST: SERVER_IP,
-      ...(sipPort === null ? { SIP_ENABLED: 'false' } : { SIP_HOST: SERVER_IP, SIP_PORT: String(sipPort) }),
-      DATABASE_URL: ns.databaseUrl,
-      REDIS_PREFIX: ns.redisPrefix,
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
+  const server = await startServerProcess(ns, {
+    entry: serverEntry(),
+    admin: ADMIN,
+    host: SERVER_IP,
+    sipPort,
+    nodeArgs: [...prof, ...heap, ...inspect],
+    env: { LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  const auth = `Basic ${Buffer.from(`${ADMIN.email}:${ADMIN.password}`).toString('base64')}`;
-  for (let i = 0; i < 150; i++) {
-    await new Promise((r) => setTimeout(r, 200));
-    try {
-      const r = await fetch(`${base}/2012-04-24/Accounts/${encodeURIComponent(ADMIN.email)}.json`, {
-        headers: { authorization: auth },
-      });
-      if (r.ok)
-        return { child, httpPort, base, admin: (await r.json()) as BenchServer['admin'], inspectPort };
-    } catch {
-      // not listening yet
-    }
-  }
-  child.kill('SIGTERM');
-  throw new Error('server did not start');
+  return { ...server, inspectPort };
 }

@@ -4,13 +4,14 @@
  * call record, and sends the StatusCallback's `completed` the call still owed. Node A runs as its own
  * process so that it can be killed outright (SIGKILL).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyTwilioSignature } from '../../../src/webhooks/index.js';
 import { createNamespace, type TestNamespace } from '../../support/namespace.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, API, startTestServer, type TestServer } from '../../support/server.js';
-import { freePort, startSipp } from '../../support/sipp.js';
+import { startServerProcess } from '../../support/server-process.js';
+import { startSipp } from '../../support/sipp.js';
 import { until, markup as xml } from '../../support/until.js';
 import { startWebhookServer, type WebhookServer } from '../../support/webhook-server.js';
 
@@ -48,31 +49,14 @@ async function api(base: string, path: string, form?: Record<string, string>) {
 
 /** Starts node A as its own process (so that it can be SIGKILLed); resolves once its API answers. */
 async function startNodeA(): Promise<{ base: string; sipPort: number; accountSid: string }> {
-  const httpPort = await freePort(HOST);
-  const sipPort = await freePort(HOST);
-  const base = `http://${HOST}:${httpPort}`;
-  nodeA = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'silent',
-      HTTP_HOST: HOST,
-      HTTP_PORT: String(httpPort),
-      SIP_HOST: HOST,
-      SIP_PORT: String(sipPort),
-      DATABASE_URL: ns.databaseUrl,
-      REDIS_PREFIX: ns.redisPrefix,
-      ADMIN_EMAIL,
-      ADMIN_PASSWORD,
-      CALL_LEASE_SECONDS: LEASE_SECONDS,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const a = await startServerProcess(ns, {
+    entry: 'src',
+    admin: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
+    host: HOST,
+    env: { CALL_LEASE_SECONDS: LEASE_SECONDS },
   });
-  const me = await until(
-    () => api(base, `${API}/Accounts/${encodeURIComponent(ADMIN_EMAIL)}.json`).catch(() => null),
-    (r) => r?.status === 200,
-    30_000,
-  );
-  return { base, sipPort, accountSid: me!.json!.sid as string };
+  nodeA = a.child;
+  return { base: a.base, sipPort: a.sipPort!, accountSid: a.admin.sid };
 }
 
 async function killNodeA(): Promise<void> {
