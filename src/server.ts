@@ -345,7 +345,9 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
           durationSeconds: rec.duration,
         };
       };
-      const control = new RuntimeCallControl(runtime, media, {
+      // One media subscription fanned out per endpoint, for the Dialer and the interpreter.
+      const mediaEvents = new MediaEventRouter(media);
+      const control = new RuntimeCallControl(runtime, media, mediaEvents, {
         createRecording,
         notify: (n) => notifier.notify(n),
       });
@@ -382,7 +384,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       );
       interpreterMachine = createInterpreterMachine({
         media,
-        mediaEvents: new MediaEventRouter(media),
+        mediaEvents,
         fetch: webhookFetcher(webhooks, async (sid) => (await authTokenOf(sid)) ?? ''),
         call: control,
         dialer: control,

@@ -34,6 +34,7 @@ import type {
   DialRequest,
   DialTarget,
   InterpreterServices,
+  MediaEvents,
 } from '../interpreter/services.js';
 import type { CallEnd, CallRuntime, ChildLeg } from './call-runtime.js';
 
@@ -69,6 +70,8 @@ export class RuntimeCallControl implements CallControl, Dialer {
   constructor(
     private readonly runtime: CallRuntime,
     private readonly media: MediaPort,
+    /** Per-endpoint media events (one port subscription for all calls). */
+    private readonly mediaEvents: MediaEvents,
     private readonly recordings: Pick<InterpreterServices, 'createRecording' | 'notify'>,
   ) {}
 
@@ -96,7 +99,9 @@ export class RuntimeCallControl implements CallControl, Dialer {
     };
     signal.addEventListener('abort', endAll, { once: true });
     const recording =
-      request.record === 'do-not-record' ? null : new DialRecording(this.media, this.recordings, request);
+      request.record === 'do-not-record'
+        ? null
+        : new DialRecording(this.media, this.mediaEvents, this.recordings, request);
     if (request.record.startsWith('record-from-ringing')) recording?.start();
     try {
       const targetOf = new Map<ChildLeg, DialTarget>();
@@ -141,9 +146,8 @@ export class RuntimeCallControl implements CallControl, Dialer {
       if (digits) this.media.play(winner.sid, `dial-digits:${winner.sid}`, { kind: 'digits', digits });
       // hangupOnStar: the caller pressing * ends the called party; the caller's markup goes on.
       const offStar = request.hangupOnStar
-        ? this.media.subscribe((e) => {
-            if (e.type === 'media.dtmf' && e.endpointId === request.endpointId && e.digit === '*')
-              winner.hangUp();
+        ? this.mediaEvents.on(request.endpointId, (e) => {
+            if (e.type === 'media.dtmf' && e.digit === '*') winner.hangUp();
           })
         : null;
       this.runtime.setPeers(request.callSid, winner.sid);
@@ -182,6 +186,7 @@ class DialRecording {
 
   constructor(
     private readonly media: MediaPort,
+    private readonly mediaEvents: MediaEvents,
     private readonly recordings: Pick<InterpreterServices, 'createRecording' | 'notify'>,
     private readonly request: DialRequest,
   ) {}
@@ -195,10 +200,10 @@ class DialRecording {
         clearTimeout(timer);
         resolve(v);
       };
-      const off = this.media.subscribe((e) => {
+      const off = this.mediaEvents.on(endpointId, (e) => {
         if ((e.type === 'media.recordDone' || e.type === 'media.recordFailed') && e.opId === this.opId) {
           finish(e.type === 'media.recordDone' ? e : null);
-        } else if (e.type === 'media.endpointLost' && e.endpointId === endpointId) finish(null);
+        } else if (e.type === 'media.endpointLost') finish(null);
       });
       // Bounded: the call's time limit plus its ringing, plus the time to write the file.
       const timer = setTimeout(

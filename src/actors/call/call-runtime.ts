@@ -588,17 +588,6 @@ export class CallRuntime {
     at: number,
     duration: number,
   ): Promise<void> {
-    const authToken = await this.deps.authTokenOf(call.accountSid);
-    if (authToken === null) return;
-    const send = (url: string, method: HttpMethod, params: Record<string, string>) =>
-      this.deps.webhooks.request({
-        url,
-        method,
-        params: Object.entries(params),
-        accountSid: call.accountSid,
-        authToken,
-        context: { callSid: call.sid },
-      });
     if (cb?.events.includes(ProgressEvent.Completed)) {
       const reached: readonly string[] =
         was === CallStatus.Queued
@@ -607,12 +596,13 @@ export class CallRuntime {
             ? [ProgressEvent.Initiated, ProgressEvent.Ringing]
             : [ProgressEvent.Initiated, ProgressEvent.Ringing, ProgressEvent.Answered];
       const sequence = reached.filter((e) => cb.events.includes(e)).length;
-      await send(cb.url, cb.method, progressParams(call, call.status, sequence, at, duration));
+      await this.callback(call, cb.url, cb.method, progressParams(call, call.status, sequence, at, duration));
     }
     if (call.status === CallStatus.Completed && call.phoneNumberSid && this.deps.numberOf) {
       const n = await this.deps.numberOf(call.accountSid, call.phoneNumberSid);
       if (n?.statusCallback) {
-        await send(
+        await this.callback(
+          call,
           n.statusCallback,
           n.statusCallbackMethod,
           numberStatusParams(call, 'completed', this.deps.instanceId),
@@ -895,8 +885,7 @@ export class CallRuntime {
         return;
       case 'sip.answered':
         if (e.sdp) this.deps.media.applyRemoteSdp(e.legId, e.sdp);
-        actor.send({ type: 'sip.answered', at });
-        actor.send({ type: 'sip.dialog', dialog: persistedDialog(e.dialog) });
+        actor.send({ type: 'sip.answered', at, dialog: persistedDialog(e.dialog) });
         return;
       case 'sip.confirmed':
         actor.send({ type: 'sip.dialog', dialog: persistedDialog(e.dialog) });
@@ -1057,7 +1046,7 @@ export class CallRuntime {
       this.sendProgress(session, status, at, duration),
       end
         ? this.callback(
-            session,
+            session.record,
             end.url,
             end.method,
             progressParams(session.record, status, session.sequence++, at, duration),
@@ -1084,7 +1073,7 @@ export class CallRuntime {
     if (!request?.statusCallback) return;
     const event = status === 'initiated' ? 'initiated' : progressEventOf(status);
     if (!request.statusCallbackEvents.has(event)) return;
-    await this.callback(session, request.statusCallback, request.statusCallbackMethod, {
+    await this.callback(session.record, request.statusCallback, request.statusCallbackMethod, {
       ...progressParams(session.record, status, session.sequence++, at, duration),
     });
   }
@@ -1097,28 +1086,29 @@ export class CallRuntime {
     const n = session.number;
     if (!n?.statusCallback) return;
     await this.callback(
-      session,
+      session.record,
       n.statusCallback,
       n.statusCallbackMethod,
       numberStatusParams(session.record, status, this.deps.instanceId),
     );
   }
 
+  /** A signed callback about `call` (with its account's AuthToken). */
   private async callback(
-    session: Session,
+    call: Pick<CallRecord, 'sid' | 'accountSid'>,
     url: string,
     method: HttpMethod,
     params: Record<string, string>,
   ): Promise<void> {
-    const authToken = await this.deps.authTokenOf(session.record.accountSid);
+    const authToken = await this.deps.authTokenOf(call.accountSid);
     if (authToken === null) return;
     await this.deps.webhooks.request({
       url,
       method,
       params: Object.entries(params),
-      accountSid: session.record.accountSid,
+      accountSid: call.accountSid,
       authToken,
-      context: { callSid: session.record.sid },
+      context: { callSid: call.sid },
     });
   }
 }

@@ -61,7 +61,12 @@ export const callMachine = setup({
     armRingDeadline: assign({
       ringDeadline: ({ context, event }) => at(event) + context.timeoutSeconds * 1000,
     }),
-    recordAnswer: assign({ answeredAt: ({ event }) => at(event) }),
+    recordAnswer: assign({
+      answeredAt: ({ event }) => at(event),
+      // An outbound leg's dialog comes with its 2xx (an inbound leg's with the ACK: `sip.dialog`).
+      dialog: ({ context, event }) =>
+        event.type === 'sip.answered' && event.dialog ? event.dialog : context.dialog,
+    }),
     recordDialog: assign({
       dialog: ({ context, event }) => (event.type === 'sip.dialog' ? event.dialog : context.dialog),
     }),

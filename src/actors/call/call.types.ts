@@ -42,7 +42,7 @@ export type CallEvent =
   | { type: 'call.dial'; at: number }
   | { type: 'call.restored' }
   | { type: 'sip.ringing'; at: number }
-  | { type: 'sip.answered'; at: number }
+  | { type: 'sip.answered'; at: number; dialog?: PersistedDialog }
   | { type: 'sip.dialog'; dialog: PersistedDialog }
   | { type: 'sip.failed'; status: number; at: number }
   | { type: 'sip.bye'; at: number }
