@@ -24,13 +24,18 @@ export interface MultiProviderConfig {
 /** Where a problem is: member names and array indexes from the configuration's root. */
 export type MemberPath = readonly (string | number)[];
 
+/** Segments shown in a message; a deeper path ends in `…` so messages stay short. */
+const SHOWN_SEGMENTS = 32;
+const shown = (path: MemberPath, format: (s: string | number) => string): string =>
+  path.slice(0, SHOWN_SEGMENTS).map(format).join('') + (path.length > SHOWN_SEGMENTS ? '…' : '');
+
 /** `.outbound-voice[0].proxy[1].match`, as in the ConfigurationData messages. */
 export const dottedPath = (path: MemberPath): string =>
-  path.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('');
+  shown(path, (s) => (typeof s === 'number' ? `[${s}]` : `.${s}`));
 
 /** `/multiprovider/outbound-voice/0/proxy/1/match` (RFC 6901), as in the profile schema messages. */
 export const jsonPointer = (path: MemberPath): string =>
-  path.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  shown(path, (s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`);
 
 /** Thrown with the member path of the first problem. */
 export class ConfigurationDataError extends Error {
@@ -45,13 +50,63 @@ export class ConfigurationDataError extends Error {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+// Every member ends up in a SIP message or a jsonb column: neither takes control characters (HTAB
+// aside, RFC 3261 LWS) nor lone surrogates (no UTF-8 form; Postgres refuses them and NUL).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The first member name or string value that cannot be stored (NUL or a lone surrogate: Postgres
+ * refuses both in jsonb), anywhere in `value`, unknown members included. Iterative, so a deeply
+ * nested value cannot exhaust the stack.
+ */
+function firstUnstorable(value: unknown, base: MemberPath): ConfigurationDataError | null {
+  interface Item {
+    readonly value: unknown;
+    readonly parent: Item | null;
+    readonly key: string | number | null;
+  }
+  const pathOf = (item: Item): MemberPath => {
+    const keys: (string | number)[] = [];
+    for (let i: Item | null = item; i && i.key !== null; i = i.parent) keys.unshift(i.key);
+    return [...base, ...keys];
+  };
+  const problemOf = (text: string) =>
+    text.includes('\0')
+      ? 'must not contain NUL characters'
+      : LONE_SURROGATE.test(text)
+        ? 'must be well-formed Unicode (it has a lone surrogate)'
+        : null;
+  const stack: Item[] = [{ value, parent: null, key: null }];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const v = item.value;
+    if (typeof v === 'string') {
+      const problem = problemOf(v);
+      if (problem) return new ConfigurationDataError(pathOf(item), problem);
+    } else if (Array.isArray(v)) {
+      for (const [i, x] of v.entries()) stack.push({ value: x, parent: item, key: i });
+    } else if (isObject(v)) {
+      for (const [k, x] of Object.entries(v)) {
+        const problem = problemOf(k);
+        if (problem) return new ConfigurationDataError(pathOf(item), `has a member name that ${problem}`);
+        stack.push({ value: x, parent: item, key: k });
+      }
+    }
+  }
+  return null;
+}
+
 function str(o: Record<string, unknown>, key: string, path: MemberPath, required: boolean): void {
-  if (o[key] === undefined) {
+  const v = o[key];
+  if (v === undefined) {
     if (required) throw new ConfigurationDataError([...path, key], 'is required');
     return;
   }
-  if (typeof o[key] !== 'string' || o[key] === '')
+  if (typeof v !== 'string' || v === '')
     throw new ConfigurationDataError([...path, key], 'must be a non-empty string');
+  if (CONTROL.test(v))
+    throw new ConfigurationDataError([...path, key], 'must not contain control characters');
 }
 
 /**
@@ -106,6 +161,8 @@ export function validateMultiProvider(value: unknown, path: MemberPath = []): Mu
       }
     });
   }
+  const unstorable = firstUnstorable(value, path);
+  if (unstorable) throw unstorable;
   return value as MultiProviderConfig;
 }
 

@@ -380,6 +380,16 @@ describe('Tenant patterns (multi-provider match) run in linear time and are chec
       expect(put.status, pattern).toBe(400);
       expect(put.json.message).toContain('/multiprovider/outbound-voice/0/proxy/0/match');
     }
+    // NUL and lone surrogates cannot be stored (Postgres jsonb): a 400 as well, not a 500.
+    for (const pattern of ['a\u0000', 'a\ud800']) {
+      const put = await ts.request('PUT', `${API}/Profiles/${sid}`, {
+        auth: a.creds,
+        body: JSON.stringify(trunkDoc('s', pattern)),
+        headers: { 'content-type': subscriberCt() },
+      });
+      expect(put.status, JSON.stringify(pattern)).toBe(400);
+      expect(put.json.message).toContain('/multiprovider/outbound-voice/0/proxy/0/match');
+    }
     const stored = await ts.request('GET', `${API}/Profiles/${sid}`, { auth: a.creds });
     expect(stored.json).toEqual(trunkDoc('s', '^sip:\\+1'));
   });
@@ -404,6 +414,13 @@ describe('Tenant patterns (multi-provider match) run in linear time and are chec
     });
     expect(mod.status).toBe(400);
     expect(mod.json.message).toContain('ConfigurationData.outbound-voice[0].proxy[0].match');
+    for (const match of ['a\u0000', 'a\ud800']) {
+      const r = await ts.request('POST', `${API}/ExtensionsConfiguration.json/${ok.json.sid}`, {
+        form: { ConfigurationData: data(match) },
+      });
+      expect(r.status, JSON.stringify(match)).toBe(400);
+      expect(r.json.message).toContain('ConfigurationData.outbound-voice[0].proxy[0].match');
+    }
     const got = await ts.request('GET', `${API}/ExtensionsConfiguration.json/${ok.json.sid}`);
     expect(got.json.configuration_data['outbound-voice'][0].proxy[0].match).toBe('(a+)+X');
   });
