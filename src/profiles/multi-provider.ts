@@ -2,6 +2,7 @@
  * Multi-provider configuration data (spec §Multi-provider extension configuration): parsed and
  * validated once, used by the SIP (outbound-voice) and SMS (outbound-sms) paths.
  */
+import { tenantPatternProblem } from '../security/tenant-pattern.js';
 
 export interface ProxyHeader {
   readonly headerName: string;
@@ -20,79 +21,148 @@ export interface MultiProviderConfig {
   readonly 'outbound-voice'?: readonly [{ readonly proxy: readonly OutboundProxy[] }];
 }
 
-/** Thrown with the JSON path of the first problem. */
+/** Where a problem is: member names and array indexes from the configuration's root. */
+export type MemberPath = readonly (string | number)[];
+
+/** Segments shown in a message; a deeper path ends in `…` so messages stay short. */
+const SHOWN_SEGMENTS = 32;
+const shown = (path: MemberPath, format: (s: string | number) => string): string =>
+  path.slice(0, SHOWN_SEGMENTS).map(format).join('') + (path.length > SHOWN_SEGMENTS ? '…' : '');
+
+/** `.outbound-voice[0].proxy[1].match`, as in the ConfigurationData messages. */
+export const dottedPath = (path: MemberPath): string =>
+  shown(path, (s) => (typeof s === 'number' ? `[${s}]` : `.${s}`));
+
+/** `/multiprovider/outbound-voice/0/proxy/1/match` (RFC 6901), as in the profile schema messages. */
+export const jsonPointer = (path: MemberPath): string =>
+  shown(path, (s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`);
+
+/** Thrown with the member path of the first problem. */
 export class ConfigurationDataError extends Error {
   constructor(
-    readonly path: string,
-    problem: string,
+    readonly path: MemberPath,
+    readonly problem: string,
   ) {
-    super(`ConfigurationData${path}: ${problem}`);
+    super(`ConfigurationData${dottedPath(path)}: ${problem}`);
   }
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function str(o: Record<string, unknown>, key: string, path: string, required: boolean): void {
-  if (o[key] === undefined) {
-    if (required) throw new ConfigurationDataError(`${path}.${key}`, 'is required');
-    return;
+// Every member ends up in a SIP message or a jsonb column: neither takes control characters (HTAB
+// aside, RFC 3261 LWS) nor lone surrogates (no UTF-8 form; Postgres refuses them and NUL).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The first member name or string value that cannot be stored (NUL or a lone surrogate: Postgres
+ * refuses both in jsonb), anywhere in `value`, unknown members included. Iterative, so a deeply
+ * nested value cannot exhaust the stack.
+ */
+function firstUnstorable(value: unknown, base: MemberPath): ConfigurationDataError | null {
+  interface Item {
+    readonly value: unknown;
+    readonly parent: Item | null;
+    readonly key: string | number | null;
   }
-  if (typeof o[key] !== 'string' || o[key] === '')
-    throw new ConfigurationDataError(`${path}.${key}`, 'must be a non-empty string');
+  const pathOf = (item: Item): MemberPath => {
+    const keys: (string | number)[] = [];
+    for (let i: Item | null = item; i && i.key !== null; i = i.parent) keys.unshift(i.key);
+    return [...base, ...keys];
+  };
+  const problemOf = (text: string) =>
+    text.includes('\0')
+      ? 'must not contain NUL characters'
+      : LONE_SURROGATE.test(text)
+        ? 'must be well-formed Unicode (it has a lone surrogate)'
+        : null;
+  const stack: Item[] = [{ value, parent: null, key: null }];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const v = item.value;
+    if (typeof v === 'string') {
+      const problem = problemOf(v);
+      if (problem) return new ConfigurationDataError(pathOf(item), problem);
+    } else if (Array.isArray(v)) {
+      for (const [i, x] of v.entries()) stack.push({ value: x, parent: item, key: i });
+    } else if (isObject(v)) {
+      for (const [k, x] of Object.entries(v)) {
+        const problem = problemOf(k);
+        if (problem) return new ConfigurationDataError(pathOf(item), `has a member name that ${problem}`);
+        stack.push({ value: x, parent: item, key: k });
+      }
+    }
+  }
+  return null;
 }
 
-/** Validates an already-parsed value; returns it typed. */
-export function validateMultiProvider(value: unknown, path = ''): MultiProviderConfig {
+function str(o: Record<string, unknown>, key: string, path: MemberPath, required: boolean): void {
+  const v = o[key];
+  if (v === undefined) {
+    if (required) throw new ConfigurationDataError([...path, key], 'is required');
+    return;
+  }
+  if (typeof v !== 'string' || v === '')
+    throw new ConfigurationDataError([...path, key], 'must be a non-empty string');
+  if (CONTROL.test(v))
+    throw new ConfigurationDataError([...path, key], 'must not contain control characters');
+}
+
+/**
+ * Validates an already-parsed value; returns it typed. `path` prefixes the member paths of errors
+ * (e.g. `['multiprovider']` inside a subscriber profile). Every `match` must be a usable tenant
+ * pattern (src/security/tenant-pattern.ts), so a stored configuration never holds one that routing
+ * would refuse or that could stall it.
+ */
+export function validateMultiProvider(value: unknown, path: MemberPath = []): MultiProviderConfig {
   if (!isObject(value)) throw new ConfigurationDataError(path, 'must be a JSON object');
   for (const key of Object.keys(value)) {
     if (key !== 'outbound-sms' && key !== 'outbound-voice')
-      throw new ConfigurationDataError(`${path}.${key}`, 'is not a known member');
+      throw new ConfigurationDataError([...path, key], 'is not a known member');
   }
   const sms = value['outbound-sms'];
   if (sms !== undefined) {
-    const p = `${path}.outbound-sms`;
+    const p = [...path, 'outbound-sms'];
     if (!Array.isArray(sms) || sms.length !== 1 || !isObject(sms[0]))
       throw new ConfigurationDataError(p, 'must be an array with a single object');
     const id = sms[0].destination_network_id;
-    if (id === undefined) throw new ConfigurationDataError(`${p}[0].destination_network_id`, 'is required');
+    const idPath = [...p, 0, 'destination_network_id'];
+    if (id === undefined) throw new ConfigurationDataError(idPath, 'is required');
     if (!(typeof id === 'number' ? Number.isInteger(id) : typeof id === 'string' && /^\d+$/.test(id))) {
-      throw new ConfigurationDataError(`${p}[0].destination_network_id`, 'must be an integer value');
+      throw new ConfigurationDataError(idPath, 'must be an integer value');
     }
   }
   const voice = value['outbound-voice'];
   if (voice !== undefined) {
-    const p = `${path}.outbound-voice`;
+    const p = [...path, 'outbound-voice'];
     if (!Array.isArray(voice) || voice.length !== 1 || !isObject(voice[0]))
       throw new ConfigurationDataError(p, 'must be an array with a single object');
     const proxies = voice[0].proxy;
     if (!Array.isArray(proxies) || proxies.length === 0)
-      throw new ConfigurationDataError(`${p}[0].proxy`, 'must be a non-empty array');
+      throw new ConfigurationDataError([...p, 0, 'proxy'], 'must be a non-empty array');
     proxies.forEach((proxy, i) => {
-      const pp = `${p}[0].proxy[${i}]`;
+      const pp = [...p, 0, 'proxy', i];
       if (!isObject(proxy)) throw new ConfigurationDataError(pp, 'must be an object');
       str(proxy, 'uri', pp, true);
       str(proxy, 'username', pp, false);
       str(proxy, 'password', pp, false);
       str(proxy, 'match', pp, false);
-      if (typeof proxy.match === 'string') {
-        try {
-          new RegExp(proxy.match);
-        } catch {
-          throw new ConfigurationDataError(`${pp}.match`, 'is not a valid regular expression');
-        }
-      }
+      const problem = proxy.match === undefined ? null : tenantPatternProblem(proxy.match);
+      if (problem) throw new ConfigurationDataError([...pp, 'match'], problem);
       if (proxy.headers !== undefined) {
         if (!Array.isArray(proxy.headers))
-          throw new ConfigurationDataError(`${pp}.headers`, 'must be an array');
+          throw new ConfigurationDataError([...pp, 'headers'], 'must be an array');
         proxy.headers.forEach((h, j) => {
-          const hp = `${pp}.headers[${j}]`;
+          const hp = [...pp, 'headers', j];
           if (!isObject(h)) throw new ConfigurationDataError(hp, 'must be an object');
           for (const k of ['headerName', 'key', 'value']) str(h, k, hp, true);
         });
       }
     });
   }
+  const unstorable = firstUnstorable(value, path);
+  if (unstorable) throw unstorable;
   return value as MultiProviderConfig;
 }
 
@@ -102,7 +172,7 @@ export function parseConfigurationData(text: string): MultiProviderConfig {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new ConfigurationDataError('', `is not valid JSON (${(e as Error).message})`);
+    throw new ConfigurationDataError([], `is not valid JSON (${(e as Error).message})`);
   }
   return validateMultiProvider(value);
 }

@@ -34,7 +34,7 @@ export class ProfileResolver {
     const member = (profile?.document as { multiprovider?: unknown } | null)?.multiprovider;
     if (member === undefined) return null;
     try {
-      return validateMultiProvider(member, '.multiprovider');
+      return validateMultiProvider(member, ['multiprovider']);
     } catch {
       return null;
     }

@@ -20,7 +20,8 @@
  *    ({@link IGNORED_TARGET_HEADERS}); names must be RFC 3261 tokens and values free of control
  *    characters, else {@link TargetError}.
  * 4. Multi-provider proxies (`outbound-voice[0].proxy`, behaviour 2 and 4). The first proxy whose
- *    `match` (default `.*`; a JavaScript RegExp, unanchored unless the pattern anchors itself) finds
+ *    `match` (default `.*`; a tenant pattern run on RE2 in linear time, see
+ *    src/security/tenant-pattern.ts; unanchored unless the pattern anchors itself) finds
  *    the initial Request-URI wins: the Request-URI is rewritten to that proxy's scheme, host, port
  *    and inline parameters, keeping the original user part (and dropping the original parameters,
  *    which describe the original host, a password, and the proxy's `lr`); no Route. When no proxy
@@ -40,6 +41,7 @@
  * 7. Without multi-provider proxies: number → `defaultProxy` as in rule 2, sip and client → direct.
  */
 import type { MultiProviderConfig, OutboundProxy } from '../profiles/multi-provider.js';
+import { compileTenantPattern, type TenantPattern, TenantPatternError } from '../security/tenant-pattern.js';
 import {
   formatGenericValue,
   formatSipUri,
@@ -274,15 +276,17 @@ function routeOf(proxy: SipUri): string {
 }
 
 function matches(proxy: OutboundProxy, index: number, requestUri: string): boolean {
-  let re: RegExp;
+  if (proxy.match === undefined) return true;
+  let pattern: TenantPattern;
   try {
-    re = new RegExp(proxy.match ?? '.*');
+    pattern = compileTenantPattern(proxy.match);
   } catch (e) {
+    if (!(e instanceof TenantPatternError)) throw e;
     throw new NoRouteError(NoRouteReason.InvalidProxy, `proxy[${index}].match is not a valid pattern`, {
       cause: e,
     });
   }
-  return re.test(requestUri);
+  return pattern.test(requestUri);
 }
 
 /** Inputs of {@link planOutgoingRequest}. */

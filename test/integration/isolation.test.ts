@@ -2,7 +2,9 @@
  * Tenant isolation matrix, generated from the route table so new routes are covered automatically:
  * for every account-scoped route and every method it supports, a foreign account (unrelated, or a
  * sub-account reaching up to its parent) never gets a 2xx on the other account's resources, and list
- * endpoints never show foreign items.
+ * endpoints never show foreign items. Platform-level routes that hold tenant data (profiles and their
+ * LINK / UNLINK, extension configurations) get the same matrix with their own fixtures: a resource of
+ * the owner, probed by the others, never answers 2xx nor shows the owner's data.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSid, SidPrefix } from '../../src/ids.js';
@@ -130,6 +132,48 @@ const fixtures: Record<string, (acct: { sid: string; creds: Credentials }) => Pr
   },
 };
 
+/** In every owner fixture that can hold it, so a leak shows in any response body. */
+const OWNER_SECRET = 'owner-trunk-secret-7f3a';
+
+/** Platform-level path parameters (no `:accountSid` in the path) and how to obtain the owner's. */
+const platformFixtures: Record<string, (acct: { sid: string; creds: Credentials }) => Promise<string>> = {
+  profileSid: async (acct) => {
+    const res = await ts.request('POST', `${API}/Profiles`, {
+      auth: acct.creds,
+      body: JSON.stringify({
+        multiprovider: {
+          'outbound-voice': [
+            { proxy: [{ uri: 'sip:trunk.example.com', username: 'owner', password: OWNER_SECRET }] },
+          ],
+        },
+      }),
+      headers: {
+        'content-type': `application/instance+json;schema=${ts.url}${API}/Profiles/schemas/rc-subscriber-schema.json`,
+      },
+    });
+    expect(res.status, res.text).toBe(201);
+    return (res.headers.get('location') as string).split('/').pop() as string;
+  },
+  extensionSid: async (acct) => {
+    // Only the Super Admin writes extension configurations; this one applies to the owner.
+    const res = await ts.request('POST', `${API}/ExtensionsConfiguration.json`, {
+      form: {
+        ExtensionName: 'multi_provider',
+        AccountSid: acct.sid,
+        ConfigurationData: JSON.stringify({
+          'outbound-voice': [{ proxy: [{ uri: 'sip:trunk.example.com', username: OWNER_SECRET }] }],
+        }),
+      },
+    });
+    expect(res.status, res.text).toBe(201);
+    return res.json.sid;
+  },
+};
+/** Platform-level parameters that name no tenant data (the published JSON schemas). */
+const PUBLIC_PLATFORM_PARAMS = new Set(['schemaName']);
+const isPlatformTenantRoute = (path: string) =>
+  path.startsWith(`${API}/Profiles`) || path.startsWith(`${API}/ExtensionsConfiguration`);
+
 async function createAccount(as: Credentials, email: string, role = 'Administrator') {
   const res = await ts.request('POST', `${API}/Accounts.json`, {
     auth: as,
@@ -201,6 +245,90 @@ describe('isolation matrix', () => {
       // Gateways are the Super Admin's to manage (docs/decisions.md): the owner sees 403, not 404.
       const expected = entry.path.includes('/Management/Gateways') ? 403 : 200;
       expect(res.status, `GET ${path}.json`).toBe(expected);
+    }
+  });
+});
+
+describe('isolation matrix: platform-level routes with tenant data (profiles, LINK, UNLINK, extensions)', () => {
+  const platformRoutes = () =>
+    ts.server.app.routes.entries.filter((e) => !e.accountScoped && e.auth && isPlatformTenantRoute(e.path));
+
+  it('has a fixture for every parameter of those routes', () => {
+    const params = platformRoutes().flatMap((e) => (e.path.match(/:(\w+)/g) ?? []).map((p) => p.slice(1)));
+    expect(params).toContain('profileSid');
+    for (const param of params) {
+      if (!PUBLIC_PLATFORM_PARAMS.has(param)) expect(platformFixtures).toHaveProperty(param);
+    }
+  });
+
+  it("never answers 2xx to another account nor shows the owner's data, for any method and LINK/UNLINK", async () => {
+    let checked = 0;
+    for (const entry of platformRoutes()) {
+      const params = (entry.path.match(/:(\w+)/g) ?? []).map((p) => p.slice(1));
+      if (params.length === 0 || params.some((p) => PUBLIC_PLATFORM_PARAMS.has(p))) continue;
+      let path = entry.path;
+      for (const param of params) path = path.replace(`:${param}`, await platformFixtures[param]!(owner));
+      for (const intruder of [stranger, child]) {
+        const who = intruder === child ? 'child' : 'stranger';
+        const link = (sid: string) => `<${ts.url}${API}/Accounts/${sid}>;rel=related`;
+        const probes: Array<[string, string, Record<string, string>]> = [];
+        for (const method of entry.methods) probes.push([method, method, {}]);
+        if (entry.methods.includes('PUT')) {
+          for (const op of ['LINK', 'UNLINK']) {
+            for (const target of [intruder.sid, owner.sid]) {
+              probes.push([
+                `${op} ${target === owner.sid ? 'owner' : who}`,
+                'PUT',
+                {
+                  'x-http-method-override': op,
+                  link: link(target),
+                },
+              ]);
+            }
+          }
+        }
+        for (const [label, method, headers] of probes) {
+          const res = await ts.request(method, path, {
+            auth: intruder.creds,
+            headers,
+            ...(method === 'POST' ? { form: { FriendlyName: 'intruder' } } : {}),
+            ...(method === 'PUT' && !headers['x-http-method-override']
+              ? {
+                  body: '{}',
+                  headers: {
+                    'content-type': `application/instance+json;schema=${ts.url}${API}/Profiles/schemas/rc-subscriber-schema.json`,
+                  },
+                }
+              : {}),
+          });
+          expect([403, 404], `${label} ${path} as ${who}: ${res.status} ${res.text}`).toContain(res.status);
+          expect(res.text, `${label} ${path} as ${who}`).not.toContain(OWNER_SECRET);
+          checked++;
+        }
+      }
+      if (params.includes('profileSid')) {
+        // The owner's profile is untouched and still its effective one; the stranger's is not it
+        // (the child inherits its parent's profile by resolution, so only the stranger tells).
+        const sid = path.split('/').pop() as string;
+        const own = await ts.request('GET', path, { auth: owner.creds });
+        expect(own.text).toContain(OWNER_SECRET);
+        const linkOf = async (acct: string) =>
+          (await ts.request('GET', `${API}/Accounts/${acct}.json`)).headers.get('link');
+        expect(await linkOf(owner.sid)).toContain(sid);
+        expect(await linkOf(stranger.sid)).not.toContain(sid);
+      }
+    }
+    // Profiles: GET, PUT, DELETE, 2 LINK and 2 UNLINK; extensions: GET, POST; for both intruders.
+    expect(checked).toBeGreaterThanOrEqual(18);
+  });
+
+  it("lists show the intruders none of the owner's profiles", async () => {
+    const sid = await platformFixtures.profileSid!(owner);
+    for (const intruder of [stranger, child]) {
+      const res = await ts.request('GET', `${API}/Profiles`, { auth: intruder.creds });
+      expect(res.status).toBe(200);
+      expect(res.text).not.toContain(sid);
+      expect(res.text).not.toContain(OWNER_SECRET);
     }
   });
 });

@@ -1,7 +1,11 @@
 /** Profiles (JSON only) and the multi-provider extension: every status of the spec's Errors table, resolution. */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE_SID } from '../../src/store/profile-defaults.js';
 import { API, type Credentials, startTestServer, type TestServer } from '../support/server.js';
+import { startSipp } from '../support/sipp.js';
+import { markup, until } from '../support/until.js';
+import { startWebhookServer } from '../support/webhook-server.js';
 
 let ts: TestServer;
 let admin: { sid: string; creds: Credentials };
@@ -31,6 +35,21 @@ const link = (sid: string, op: 'LINK' | 'UNLINK', links: string[], auth?: Creden
   return ts.request('PUT', `${API}/Profiles/${sid}`, { auth: auth ?? ts.admin, headers });
 };
 const accountUrl = (sid: string) => `<${ts.url}${API}/Accounts/${sid}>;rel=related`;
+const sidOf = (r: { headers: Headers }) => (r.headers.get('location') as string).split('/').pop() as string;
+const effectiveLink = async (sid: string) =>
+  (await ts.request('GET', `${API}/Accounts/${sid}.json`)).headers.get('link') as string;
+/** A subscriber profile document with one trunk whose password is `secret`. */
+const trunkDoc = (secret: string, match?: string) => ({
+  multiprovider: {
+    'outbound-voice': [
+      {
+        proxy: [
+          { uri: 'sip:trunk.example.com', username: 'trunk', password: secret, ...(match ? { match } : {}) },
+        ],
+      },
+    ],
+  },
+});
 
 beforeAll(async () => {
   ts = await startTestServer({ label: 'profiles' });
@@ -282,4 +301,174 @@ describe('Multi-provider extension configuration', () => {
       ).status,
     ).toBe(404);
   });
+});
+
+describe('Profile ownership: the creator account tree or the Super Admin', () => {
+  it("A cannot LINK B's subscriber profile to itself, nor GET, PUT, UNLINK or DELETE it", async () => {
+    const a = await account(ts.admin, 'tenant-a@example.test', 'Administrator');
+    const b = await account(ts.admin, 'tenant-b@example.test', 'Administrator');
+    const mine = sidOf(await post(trunkDoc('a-trunk-secret'), subscriberCt(), a.creds));
+    const theirs = sidOf(await post(trunkDoc('b-trunk-secret'), subscriberCt(), b.creds));
+
+    const linked = await link(theirs, 'LINK', [accountUrl(a.sid)], a.creds);
+    expect(linked.status).toBe(403);
+    expect(linked.json.code).toBe(20403);
+    expect(await effectiveLink(a.sid)).toContain(mine);
+    expect(await ts.server.profiles.effectiveMultiProvider(a.sid)).toEqual(
+      trunkDoc('a-trunk-secret').multiprovider,
+    );
+
+    const read = await ts.request('GET', `${API}/Profiles/${theirs}`, { auth: a.creds });
+    expect(read.status).toBe(403);
+    expect(read.text).not.toContain('b-trunk-secret');
+    const put = await ts.request('PUT', `${API}/Profiles/${theirs}`, {
+      auth: a.creds,
+      body: JSON.stringify(trunkDoc('hijacked')),
+      headers: { 'content-type': subscriberCt() },
+    });
+    expect(put.status).toBe(403);
+    expect((await link(theirs, 'UNLINK', [accountUrl(b.sid)], a.creds)).status).toBe(403);
+    expect((await ts.request('DELETE', `${API}/Profiles/${theirs}`, { auth: a.creds })).status).toBe(403);
+    const list = await ts.request('GET', `${API}/Profiles`, { auth: a.creds });
+    expect(list.json.map((p: { sid: string }) => p.sid)).not.toContain(theirs);
+
+    // B's profile is untouched and still B's.
+    const own = await ts.request('GET', `${API}/Profiles/${theirs}`, { auth: b.creds });
+    expect(own.json).toEqual(trunkDoc('b-trunk-secret'));
+    expect(await effectiveLink(b.sid)).toContain(theirs);
+  });
+
+  it('the creator, its ancestors and the Super Admin may; a sub-account of the creator may not', async () => {
+    const parent = await account(ts.admin, 'own-parent@example.test', 'Administrator');
+    const child = await account(parent.creds, 'own-child@example.test', 'Administrator');
+    const childs = sidOf(await post(trunkDoc('child-secret'), subscriberCt(), child.creds));
+    const parents = sidOf(await post(trunkDoc('parent-secret'), subscriberCt(), parent.creds));
+
+    expect((await ts.request('GET', `${API}/Profiles/${childs}`, { auth: parent.creds })).status).toBe(200);
+    expect((await link(childs, 'UNLINK', [accountUrl(child.sid)], parent.creds)).status).toBe(200);
+    expect((await link(childs, 'LINK', [accountUrl(child.sid)], parent.creds)).status).toBe(200);
+    expect(await effectiveLink(child.sid)).toContain(childs);
+
+    // The parent's profile is not the child's to use elsewhere or read, even though it is in scope.
+    expect((await link(parents, 'LINK', [accountUrl(child.sid)], child.creds)).status).toBe(403);
+    const read = await ts.request('GET', `${API}/Profiles/${parents}`, { auth: child.creds });
+    expect(read.status).toBe(403);
+    expect(read.text).not.toContain('parent-secret');
+
+    expect((await ts.request('GET', `${API}/Profiles/${childs}`)).status).toBe(200);
+    expect((await link(childs, 'UNLINK', [accountUrl(child.sid)])).status).toBe(200);
+  });
+});
+
+describe('Tenant patterns (multi-provider match) run in linear time and are checked on write', () => {
+  it("'(' in a subscriber profile is a 400 naming the member, on POST and PUT, and is never stored", async () => {
+    const a = await account(ts.admin, 'pattern-a@example.test', 'Administrator');
+    const bad = await post(trunkDoc('s', '('), subscriberCt(), a.creds);
+    expect(bad.status).toBe(400);
+    expect(bad.json.code).toBe(21100);
+    expect(bad.json.message).toContain('/multiprovider/outbound-voice/0/proxy/0/match');
+    expect(bad.json.message).toMatch(/not a valid regular expression/);
+    expect(await effectiveLink(a.sid)).toContain(DEFAULT_PROFILE_SID);
+
+    const sid = sidOf(await post(trunkDoc('s', '^sip:\\+1'), subscriberCt(), a.creds));
+    for (const pattern of ['(', 'a(?<=b)', '(a)\\1']) {
+      const put = await ts.request('PUT', `${API}/Profiles/${sid}`, {
+        auth: a.creds,
+        body: JSON.stringify(trunkDoc('s', pattern)),
+        headers: { 'content-type': subscriberCt() },
+      });
+      expect(put.status, pattern).toBe(400);
+      expect(put.json.message).toContain('/multiprovider/outbound-voice/0/proxy/0/match');
+    }
+    // NUL and lone surrogates cannot be stored (Postgres jsonb): a 400 as well, not a 500.
+    for (const pattern of ['a\u0000', 'a\ud800']) {
+      const put = await ts.request('PUT', `${API}/Profiles/${sid}`, {
+        auth: a.creds,
+        body: JSON.stringify(trunkDoc('s', pattern)),
+        headers: { 'content-type': subscriberCt() },
+      });
+      expect(put.status, JSON.stringify(pattern)).toBe(400);
+      expect(put.json.message).toContain('/multiprovider/outbound-voice/0/proxy/0/match');
+    }
+    const stored = await ts.request('GET', `${API}/Profiles/${sid}`, { auth: a.creds });
+    expect(stored.json).toEqual(trunkDoc('s', '^sip:\\+1'));
+  });
+
+  it('a lookbehind in ConfigurationData is a 400 naming the member, on add and modify', async () => {
+    const target = await account(ts.admin, 'pattern-ext@example.test', 'Administrator');
+    const data = (match: string) =>
+      JSON.stringify({ 'outbound-voice': [{ proxy: [{ uri: 'sip:gw.example.com', match }] }] });
+    const form = { ExtensionName: 'multi_provider', AccountSid: target.sid };
+    const add = await ts.request('POST', `${API}/ExtensionsConfiguration.json`, {
+      form: { ...form, ConfigurationData: data('(?<=x)y') },
+    });
+    expect(add.status).toBe(400);
+    expect(add.json.message).toContain('ConfigurationData.outbound-voice[0].proxy[0].match');
+    expect(add.json.message).toMatch(/lookaround or a backreference/);
+    const ok = await ts.request('POST', `${API}/ExtensionsConfiguration.json`, {
+      form: { ...form, ConfigurationData: data('(a+)+X') },
+    });
+    expect(ok.status).toBe(201);
+    const mod = await ts.request('POST', `${API}/ExtensionsConfiguration.json/${ok.json.sid}`, {
+      form: { ConfigurationData: data('(') },
+    });
+    expect(mod.status).toBe(400);
+    expect(mod.json.message).toContain('ConfigurationData.outbound-voice[0].proxy[0].match');
+    for (const match of ['a\u0000', 'a\ud800']) {
+      const r = await ts.request('POST', `${API}/ExtensionsConfiguration.json/${ok.json.sid}`, {
+        form: { ConfigurationData: data(match) },
+      });
+      expect(r.status, JSON.stringify(match)).toBe(400);
+      expect(r.json.message).toContain('ConfigurationData.outbound-voice[0].proxy[0].match');
+    }
+    const got = await ts.request('GET', `${API}/ExtensionsConfiguration.json/${ok.json.sid}`);
+    expect(got.json.configuration_data['outbound-voice'][0].proxy[0].match).toBe('(a+)+X');
+  });
+
+  it('a call to 30 a under a profile matching (a+)+X is routed over its trunk without stalling the node', async () => {
+    const hooks = await startWebhookServer();
+    hooks.script('/answer', markup('<Pause length="1"/>'));
+    const trunk = await startSipp({ scenario: 'uas-answer-then-bye.xml', localIp: '127.0.0.3' });
+    try {
+      const caller = await account(ts.admin, 'pattern-call@example.test', 'Administrator');
+      const doc = {
+        multiprovider: {
+          'outbound-voice': [{ proxy: [{ uri: `sip:127.0.0.3:${trunk.localPort}`, match: '(a+)+X' }] }],
+        },
+      };
+      expect((await post(doc, subscriberCt(), caller.creds)).status).toBe(201);
+      // The histogram's own 10 ms timer must keep firing while the call is planned; a backtracking
+      // engine holds the thread for minutes on this To, which shows as its maximum delay.
+      const delay = monitorEventLoopDelay({ resolution: 10 });
+      delay.enable();
+      // Nothing listens at 127.0.0.9: the call completes only when it leaves through the trunk,
+      // the first proxy, used as the outbound proxy because the pattern does not match.
+      const created = await ts.request('POST', `${API}/Accounts/${caller.sid}/Calls.json`, {
+        auth: caller.creds,
+        form: {
+          From: '+15550001000',
+          To: `sip:${'a'.repeat(30)}@127.0.0.9:5060`,
+          Url: `${hooks.origin}/answer`,
+        },
+      });
+      expect(created.status, created.text).toBe(201);
+      const call = await until(
+        async () =>
+          (
+            await ts.request('GET', `${API}/Accounts/${caller.sid}/Calls/${created.json.sid}.json`, {
+              auth: caller.creds,
+            })
+          ).json,
+        (c) => c.status === 'completed' || c.status === 'failed',
+        20_000,
+      );
+      delay.disable();
+      expect(call.status).toBe('completed');
+      expect(delay.max).toBeLessThan(1e9);
+      expect((await trunk.done).code).toBe(0);
+    } finally {
+      trunk.kill();
+      await hooks.close();
+    }
+  }, 60_000);
 });

@@ -6,7 +6,12 @@ import type { Request, Response } from 'express';
 import type { AccountService } from '../../actors/account/account-service.js';
 import { AppError } from '../../errors.js';
 import { newSid, SidPrefix } from '../../ids.js';
-import { ConfigurationDataError, parseConfigurationData } from '../../profiles/multi-provider.js';
+import {
+  ConfigurationDataError,
+  jsonPointer,
+  parseConfigurationData,
+  validateMultiProvider,
+} from '../../profiles/multi-provider.js';
 import { MULTI_PROVIDER } from '../../profiles/resolution.js';
 import { kindFromContentType, SCHEMAS, schemaNameOf, validateProfile } from '../../profiles/schemas.js';
 import { type Account, Role } from '../../store/account-store.js';
@@ -38,22 +43,37 @@ export function profileRoutes(routes: RouteTable, deps: ProfileRouteDeps): void 
     return targets.includes(caller.sid) || targets.includes(caller.organizationSid);
   };
 
-  const canRead = async (caller: Account, p: Profile) =>
-    caller.isSuperAdmin ||
-    p.sid === DEFAULT_PROFILE_SID ||
-    (p.kind === 'subscriber' && p.ownerAccountSid === caller.sid) ||
-    (await linkedTo(p, caller));
+  /**
+   * Whether the caller owns a subscriber profile: it is the creator account or one of its ancestors
+   * (the creator's account tree), or the Super Admin. A subscriber profile holds trunk credentials
+   * and routes calls, so being linked to it or having its creator in scope is not enough.
+   */
+  const owns = async (caller: Account, p: Profile) => {
+    if (caller.isSuperAdmin) return true;
+    if (p.kind !== 'subscriber' || !p.ownerAccountSid) return false;
+    if (p.ownerAccountSid === caller.sid) return true;
+    const creator = await deps.accounts.get(p.ownerAccountSid);
+    return creator !== null && (await deps.accounts.isSelfOrDescendant(creator, caller.sid));
+  };
 
-  /** 403 unless the caller may change the profile: Super Admin for platform profiles, the owning administrator for subscriber ones. */
+  /** Spec §Authentication 5: platform profiles are read where linked; subscriber ones by their owners. */
+  const canRead = async (caller: Account, p: Profile) =>
+    p.sid === DEFAULT_PROFILE_SID ||
+    (await owns(caller, p)) ||
+    (p.kind === 'platform' && (await linkedTo(p, caller)));
+
+  /** 403 unless the caller may change, link or unlink the profile: the Super Admin, or an administrator owning it. */
   const assertCanModify = async (caller: Account, p: Profile) => {
     if (p.sid === DEFAULT_PROFILE_SID)
       throw new AppError('Forbidden', 'The default profile cannot be modified or deleted');
     if (caller.isSuperAdmin) return;
     if (p.kind === 'platform')
       throw new AppError('Forbidden', 'Only the Super Admin manages platform profiles');
-    const owner = p.ownerAccountSid ? await deps.accounts.get(p.ownerAccountSid) : null;
-    if (caller.role !== Role.Administrator || !owner || !(await deps.accounts.inScope(caller, owner))) {
-      throw new AppError('Forbidden', 'Only the account administrator manages this subscriber profile');
+    if (caller.role !== Role.Administrator || !(await owns(caller, p))) {
+      throw new AppError(
+        'Forbidden',
+        "Only an administrator of the profile creator's account tree manages this subscriber profile",
+      );
     }
   };
 
@@ -74,6 +94,20 @@ export function profileRoutes(routes: RouteTable, deps: ProfileRouteDeps): void 
         'InvalidParameter',
         `Profile does not comply with ${schemaNameOf(kind)}: ${problem}`,
       );
+    // The same checks as the extension's ConfigurationData (patterns included), so a stored
+    // multiprovider member is one that resolution will use.
+    const multiprovider = (doc as { multiprovider?: unknown }).multiprovider;
+    if (kind === 'subscriber' && multiprovider !== undefined) {
+      try {
+        validateMultiProvider(multiprovider, ['multiprovider']);
+      } catch (e) {
+        if (!(e instanceof ConfigurationDataError)) throw e;
+        throw new AppError(
+          'InvalidParameter',
+          `Profile does not comply with ${schemaNameOf(kind)}: ${jsonPointer(e.path)} ${e.problem}`,
+        );
+      }
+    }
     return doc;
   };
 
@@ -116,13 +150,11 @@ export function profileRoutes(routes: RouteTable, deps: ProfileRouteDeps): void 
     const p = await find(req);
     const target = await linkTarget(req);
     if (!caller.isSuperAdmin) {
+      // The profile must be the caller's to use, and the entity within its scope.
+      await assertCanModify(caller, p);
       const account = target.startsWith('AC') ? await deps.accounts.get(target) : null;
-      const allowed =
-        p.kind === 'subscriber' &&
-        caller.role === Role.Administrator &&
-        account &&
-        (await deps.accounts.inScope(caller, account));
-      if (!allowed) throw new AppError('Forbidden', 'Not allowed to link this profile to that entity');
+      if (!account || !(await deps.accounts.inScope(caller, account)))
+        throw new AppError('Forbidden', 'Not allowed to link this profile to that entity');
     }
     if (op === 'LINK') await deps.profiles.link(p.sid, target);
     else if (!(await deps.profiles.unlink(p.sid, target))) {

@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import type { MultiProviderConfig, OutboundProxy } from '../../../src/profiles/multi-provider.js';
 import {
@@ -565,6 +566,12 @@ describe('planOutgoingRequest', () => {
         'proxy[0].match is not a valid pattern',
       ],
       [
+        'match pattern with a lookahead (RE2 has none; stored before write-time checks)',
+        { target: sip('sip:b@h.com'), multiProvider: mp({ uri: 'sip:gw.example.com', match: 'b(?=@)' }) },
+        NoRouteReason.InvalidProxy,
+        'proxy[0].match is not a valid pattern',
+      ],
+      [
         'proxy header with a bad name',
         {
           target: sip('sip:b@h.com'),
@@ -649,6 +656,27 @@ describe('planOutgoingRequest', () => {
       requestUri: ALICE_CONTACT,
       route: ['sip:uk.example.com;transport=tcp;lr'],
       headers: { 'X-Bar': '2' },
+    });
+  });
+
+  describe('tenant match patterns run in linear time', () => {
+    it('(a+)+X against 30 a: routed at once, the event loop never stalls', async () => {
+      // The histogram's own 10 ms timer must keep firing; a backtracking engine holds the thread
+      // for minutes on this input, which shows as its maximum delay.
+      const delay = monitorEventLoopDelay({ resolution: 10 });
+      delay.enable();
+      const multiProvider = mp({ uri: 'sip:gw.example.com;transport=tcp', match: '(a+)+X' });
+      const slow = planOutgoingRequest({ target: sip(`sip:${'a'.repeat(30)}@example.com`), multiProvider });
+      const hit = planOutgoingRequest({ target: sip('sip:aaaX@example.com'), multiProvider });
+      await new Promise((r) => setTimeout(r, 50));
+      delay.disable();
+      expect(slow).toMatchObject({
+        requestUri: `sip:${'a'.repeat(30)}@example.com`,
+        route: ['sip:gw.example.com;transport=tcp;lr'],
+        proxyIndex: 0,
+      });
+      expect(hit).toMatchObject({ requestUri: 'sip:aaaX@gw.example.com;transport=tcp', route: [] });
+      expect(delay.max).toBeLessThan(1e9);
     });
   });
 });
