@@ -40,8 +40,28 @@ interface SegmentJob {
   notBefore: number;
   /** Sent at least once on a bind that was lost before the resp came back. */
   duplicate: boolean;
+  /** The message's `beforeSend`, shared by its segments: runs once, awaited before the first write. */
+  readonly gate: SendGate | null;
   resolve(id: string): void;
   reject(err: SmppError): void;
+}
+
+/** Runs a message's `beforeSend` once; every segment waits for the same run. */
+class SendGate {
+  #run: Promise<void> | null = null;
+  #done = false;
+  constructor(private readonly hook: () => Promise<void>) {}
+  get done(): boolean {
+    return this.#done;
+  }
+  open(): Promise<void> {
+    this.#run ??= Promise.resolve()
+      .then(this.hook)
+      .then(() => {
+        this.#done = true;
+      });
+    return this.#run;
+  }
 }
 
 /** Bounded insertion-ordered set/map helper. */
@@ -140,6 +160,8 @@ class SmppConnection {
   state: LinkState = 'disconnected';
   #session: Session | null = null;
   readonly #inFlight = new Map<number, { job: SegmentJob; timer: NodeJS.Timeout }>();
+  /** Jobs holding a window slot while their message's `beforeSend` runs. */
+  #opening = 0;
   #backoffMs: number;
   #reconnectTimer: NodeJS.Timeout | null = null;
   #enquireTimer: NodeJS.Timeout | null = null;
@@ -297,9 +319,13 @@ class SmppConnection {
     const session = this.#session;
     if (!session || this.core.closed || this.state !== 'bound' || this.cfg.bind === 'receiver') return;
     const next = this.core.releaseDue(Date.now());
-    while (this.#inFlight.size < this.cfg.window && this.core.queue.length > 0) {
+    while (this.#inFlight.size + this.#opening < this.cfg.window && this.core.queue.length > 0) {
       const job = this.core.queue.shift();
       if (!job) break;
+      if (job.gate && !job.gate.done) {
+        this.#openThenSend(session, job, job.gate);
+        continue;
+      }
       this.#send(session, job);
       if (session !== this.#session) return;
     }
@@ -312,6 +338,26 @@ class SmppConnection {
         Math.max(1, next - Date.now()),
       );
     }
+  }
+
+  /** Holds a window slot while `beforeSend` runs, then sends (or re-queues if the bind was lost). */
+  #openThenSend(session: Session, job: SegmentJob, gate: SendGate): void {
+    this.#opening++;
+    gate.open().then(
+      () => {
+        this.#opening--;
+        if (this.core.closed) job.reject(new SmppError(CommandStatus.LOCAL_CLOSED, 'link closed'));
+        else if (session === this.#session && this.state === 'bound') this.#send(session, job);
+        else this.core.queue.unshift(job);
+        this.core.pumpAll();
+      },
+      (err: unknown) => {
+        this.#opening--;
+        this.#log.error({ err }, 'smpp submit not started: beforeSend failed');
+        job.reject(new SmppError(CommandStatus.ESME_RSYSERR, 'the submit could not be recorded'));
+        this.core.pumpAll();
+      },
+    );
   }
 
   #send(session: Session, job: SegmentJob): void {
@@ -604,6 +650,7 @@ export class SmppCarrierLink implements CarrierLink {
       this.#core.ref = (this.#core.ref + 1) & 0xff;
       const encoded = encodeMessage(message.body, cfg.dataCoding, this.#core.ref);
       let duplicate = false;
+      const gate = message.beforeSend ? new SendGate(message.beforeSend) : null;
       const registered =
         message.registeredDelivery === undefined
           ? cfg.registeredDelivery
@@ -629,6 +676,7 @@ export class SmppCarrierLink implements CarrierLink {
               throttled: 0,
               notBefore: 0,
               duplicate: false,
+              gate,
               resolve: (id) => {
                 if (job.duplicate) duplicate = true;
                 resolve(id);

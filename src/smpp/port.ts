@@ -24,6 +24,13 @@ export interface OutboundSms {
   readonly registeredDelivery?: boolean;
   /** Our message sid, for logs only. */
   readonly reference?: string;
+  /**
+   * Called once, just before the message's first submit_sm is written to an SMSC (not while it
+   * waits in the queue for a window slot); the write waits for it. The SMS service records there
+   * that the carrier may have the message, so a resume after a crash flags only messages that
+   * really went out. A rejection fails the message with ESME_RSYSERR, nothing is sent.
+   */
+  readonly beforeSend?: () => Promise<void>;
 }
 
 /** Outcome of a successful submit. */

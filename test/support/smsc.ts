@@ -31,6 +31,8 @@ export interface SmscBehaviour {
   dropEverySubmits: number | null;
   /** Fixed command_status for every submit_sm (null = ok/throttle as above). */
   submitStatus: number | null;
+  /** Record submit_sm but never answer it (an SMSC that stalls; the ESME may die meanwhile). */
+  holdSubmitResps: boolean;
 }
 
 export interface RecordedPdu {
@@ -55,7 +57,10 @@ export class TestSmsc {
     dropAtOutstanding: null,
     dropEverySubmits: null,
     submitStatus: null,
+    holdSubmitResps: false,
   };
+  /** destination_addr of every submit_sm answered with ESME_ROK, in order (duplicates kept). */
+  readonly acknowledged: string[] = [];
   /** Highest number of submit_sm outstanding (received, not yet answered) on any session. */
   maxOutstanding = 0;
   binds = 0;
@@ -175,6 +180,7 @@ export class TestSmsc {
             session.destroy();
             return;
           }
+          if (this.behaviour.holdSubmitResps) return;
           this.#answerSubmit(session, pdu, () => outstanding--);
           return;
         case 'deliver_sm_resp':
@@ -199,7 +205,8 @@ export class TestSmsc {
     };
     const respond = (): void => {
       done();
-      session.send(pdu.response({ command_status: status, message_id: id }));
+      const sent = session.send(pdu.response({ command_status: status, message_id: id }));
+      if (sent && status === 0) this.acknowledged.push(dest);
     };
     if (b.receiptBeforeResp && status === 0) {
       receipt();

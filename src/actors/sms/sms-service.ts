@@ -48,10 +48,17 @@ const CLIENT_PREFIX = 'client:';
 
 /** Timers of the service, one named table (tests shorten them). */
 export const SmsTimers = {
-  /** Resume lease on a pending message; renewed by the sweep while this node works on it. */
-  LEASE_MS: 60_000,
-  /** Sweep: renew this node's leases, claim expired ones (another node died). */
-  RESUME_INTERVAL_MS: 15_000,
+  /**
+   * Resume lease on a pending message (SMS_LEASE_MS); renewed by the sweep while this node works on
+   * it. A message of a node that died is resumed at most this long after that node's last renewal.
+   */
+  LEASE_MS: 10_000,
+  /**
+   * Sweep: renew this node's leases, claim expired ones (another node died). 0 = a quarter of
+   * LEASE_MS, so a lease survives three failed renewals. The sweep also wakes up when the earliest
+   * foreign lease ends, so a dead node's messages do not wait for the next interval.
+   */
+  RESUME_INTERVAL_MS: 0,
   /**
    * How long a sent message's actor waits in memory for receipts; a later receipt restores it from
    * the store (one lookup). Short, so links without registered_delivery do not pile actors up.
@@ -146,7 +153,7 @@ export class SmsService {
   readonly #evictTimers = new Map<string, NodeJS.Timeout>();
   readonly #extensionCache = new Map<string, { at: number; id: string | null }>();
   readonly #numberCache = new Map<string, { at: number; number: IncomingNumber | null }>();
-  /** Sids resumed from `sending`: the carrier may already have them, so they are flagged possible duplicates. */
+  /** Sids resumed from `sending` after a submit was attempted: the carrier may have them, so they are flagged possible duplicates. */
   readonly #resumedSending = new Set<string>();
   readonly #machine;
   #unsubscribe: (() => void) | null = null;
@@ -163,7 +170,8 @@ export class SmsService {
 
   constructor(deps: SmsServiceDeps) {
     this.#deps = deps;
-    this.#t = { ...SmsTimers, ...deps.timers };
+    const t = { ...SmsTimers, ...deps.timers };
+    this.#t = { ...t, RESUME_INTERVAL_MS: t.RESUME_INTERVAL_MS || Math.max(100, Math.floor(t.LEASE_MS / 4)) };
     this.#log = deps.logger;
     this.#clientMessenger = deps.clientMessenger ?? null;
     this.#machine = smsMachine.provide({
@@ -184,9 +192,28 @@ export class SmsService {
     // Nothing is live yet: leases still held under this node's id (a crash with a fixed INSTANCE_ID) are ours to resume.
     await this.#deps.store.releaseClaims(this.#deps.node);
     await this.#resumePending();
-    this.#sweep = setInterval(() => {
-      this.#resumePending().catch((err) => this.#log.error({ err }, 'SMS resume sweep failed'));
-    }, this.#t.RESUME_INTERVAL_MS);
+    await this.#scheduleSweep();
+  }
+
+  /**
+   * Next sweep: after RESUME_INTERVAL_MS, or just after the earliest lease another node holds ends
+   * (it died: its messages are resumed then, not an interval later).
+   */
+  async #scheduleSweep(): Promise<void> {
+    if (this.#closing) return;
+    let delay = this.#t.RESUME_INTERVAL_MS;
+    if (this.#deps.link) {
+      const next = await this.#deps.store.nextForeignLeaseEnd(this.#deps.node).catch(() => null);
+      if (next) delay = Math.max(10, Math.min(delay, next.getTime() - Date.now() + 20));
+    }
+    if (this.#closing) return;
+    this.#sweep = setTimeout(() => {
+      this.#sweep = null;
+      this.#resumePending()
+        .catch((err) => this.#log.error({ err }, 'SMS resume sweep failed'))
+        .then(() => this.#scheduleSweep())
+        .catch((err) => this.#log.error({ err }, 'SMS resume sweep not scheduled'));
+    }, delay);
     this.#sweep.unref();
   }
 
@@ -309,7 +336,7 @@ export class SmsService {
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      if (this.#sweep) clearInterval(this.#sweep);
+      if (this.#sweep) clearTimeout(this.#sweep);
       await this.#deps.link?.close();
       this.#unsubscribe?.();
       await this.#drainWrites();
@@ -511,6 +538,7 @@ export class SmsService {
         to: toSmpp(input.to),
         body: input.body,
         reference: input.sid,
+        beforeSend: () => this.#deps.store.markSubmitAttempted(input.sid),
         ...(input.destinationNetworkId !== null ? { destinationNetworkId: input.destinationNetworkId } : {}),
       });
       return {
@@ -641,7 +669,8 @@ export class SmsService {
     let resumed = 0;
     for (const m of rows) {
       if (this.#actors.get(m.sid)) continue; // our lease lapsed but the actor is live: keep it
-      if (m.status === SmsStatus.Sending) this.#resumedSending.add(m.sid);
+      // Only a message whose submit_sm may have reached the carrier can be there twice.
+      if (m.status === SmsStatus.Sending && m.submitAttempted) this.#resumedSending.add(m.sid);
       this.#spawn(inputOf(m));
       resumed++;
     }
