@@ -10,8 +10,8 @@ import { openDb } from '../../../src/store/postgres/db.js';
 import { PgSmsStore } from '../../../src/store/postgres/sms-repository.js';
 import { SmsStatus } from '../../../src/store/sms-store.js';
 import { createNamespace, type TestNamespace } from '../../support/namespace.js';
-import { type ServerProcess, startServerProcess } from '../../support/server-process.js';
 import { API, type Credentials, httpRequest } from '../../support/server.js';
+import { type ServerProcess, startServerProcess } from '../../support/server-process.js';
 import { TestSmsc } from '../../support/smsc.js';
 import { PASSWORD, SYSTEM_ID, smppUrl, waitFor } from './support.js';
 
