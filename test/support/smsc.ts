@@ -269,6 +269,9 @@ export class TestSmsc {
     );
   }
 
+  /** command_status of every deliver_sm_resp answering an MO, in arrival order. */
+  readonly moResps: Array<{ readonly to: string; readonly status: number }> = [];
+
   /** Send an MO deliver_sm (raw short_message octets, optional UDH) on every bound session. */
   deliverMo(fields: {
     from: string;
@@ -278,13 +281,16 @@ export class TestSmsc {
     udh: boolean;
   }): void {
     for (const s of this.#sessions) {
-      s.deliver_sm({
-        source_addr: fields.from,
-        destination_addr: fields.to,
-        esm_class: fields.udh ? 0x40 : 0,
-        data_coding: fields.dataCoding,
-        short_message: fields.shortMessage,
-      });
+      s.deliver_sm(
+        {
+          source_addr: fields.from,
+          destination_addr: fields.to,
+          esm_class: fields.udh ? 0x40 : 0,
+          data_coding: fields.dataCoding,
+          short_message: fields.shortMessage,
+        },
+        (resp: PDU) => this.moResps.push({ to: fields.to, status: resp.command_status }),
+      );
     }
   }
 

@@ -16,7 +16,7 @@ import type { Logger } from '../../logger.js';
 import type { Notifier } from '../../notifications/notifier.js';
 import { isE164 } from '../../numbers/e164.js';
 import type { MultiProviderConfig } from '../../profiles/multi-provider.js';
-import { CommandStatus, isSmppError, SmsErrorMessage } from '../../smpp/errors.js';
+import { CommandStatus, isSmppError, SmppError, SmsErrorMessage } from '../../smpp/errors.js';
 import type { CarrierLink, SmppDeliverSmEvent, SmppEvent, SmppReceiptEvent } from '../../smpp/port.js';
 import { normaliseMessageId } from '../../smpp/receipt.js';
 import { type Account, AccountStatus } from '../../store/account-store.js';
@@ -30,6 +30,7 @@ import {
   SmsStatus,
   type SmsStore,
 } from '../../store/sms-store.js';
+import { isStoreInputError } from '../../store/store-errors.js';
 import type { WebhookClient } from '../../webhooks/index.js';
 import { ActorRegistry } from '../runtime.js';
 import type { ClientMessenger, InboundSipMessage } from './client-messenger.js';
@@ -188,7 +189,10 @@ export class SmsService {
   /** Subscribes to the carrier link and resumes pending messages; then sweeps periodically. */
   async start(): Promise<void> {
     const link = this.#deps.link;
-    if (link) this.#unsubscribe = link.subscribe((e) => this.#onLinkEvent(e));
+    if (link) {
+      this.#unsubscribe = link.subscribe((e) => this.#onLinkEvent(e));
+      link.handleMo((e) => this.#takeMo(e));
+    }
     // Nothing is live yet: leases still held under this node's id (a crash with a fixed INSTANCE_ID) are ours to resume.
     await this.#deps.store.releaseClaims(this.#deps.node);
     await this.#resumePending();
@@ -586,8 +590,7 @@ export class SmsService {
         this.#routeReceipt(e);
         return;
       case 'smpp.deliverSm':
-        void this.#receiveMoRetrying(e);
-        return;
+        return; // taken by #takeMo, which the link awaits before answering
     }
   }
 
@@ -678,18 +681,25 @@ export class SmsService {
   }
 
   /**
-   * The link has acknowledged the deliver_sm already, so a failed write is retried (a brief
-   * database outage must not lose the MO): 5 attempts, 200 ms doubling.
+   * The link answers the deliver_sm with this outcome, so an MO is acknowledged only once recorded.
+   * A brief database outage is retried here (3 attempts, 200 ms doubling), then refused for now
+   * (ESME_RX_T_APPN: the SMSC repeats it later). Text the store can never hold (NUL in an 8-bit or
+   * UCS-2 body, an unpaired surrogate) is refused for good (ESME_RX_P_APPN).
    */
-  async #receiveMoRetrying(e: SmppDeliverSmEvent): Promise<void> {
+  async #takeMo(e: SmppDeliverSmEvent): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
+        if (this.#closing) throw new SmppError(CommandStatus.ESME_RX_T_APPN, 'shutting down');
         await this.receiveMo(e);
         return;
       } catch (err) {
-        if (attempt >= 5 || this.#closing) {
-          this.#log.error({ err, from: e.from, to: e.to }, 'MO not recorded');
-          return;
+        if (isStoreInputError(err)) {
+          this.#log.warn({ err, from: e.from, to: e.to }, 'MO refused: text cannot be stored');
+          throw new SmppError(CommandStatus.ESME_RX_P_APPN, err.message);
+        }
+        if (attempt >= 3 || this.#closing) {
+          this.#log.error({ err, from: e.from, to: e.to }, 'MO not recorded; refused for now');
+          throw err;
         }
         await new Promise((r) => setTimeout(r, 200 * 2 ** (attempt - 1)));
       }
