@@ -44,7 +44,9 @@ it('runs once per message before its first write; a rejection fails it unsent', 
     body: long,
     beforeSend: () => {
       calls++;
-      return new Promise<void>((r) => (release = r));
+      return new Promise<void>((r) => {
+        release = r;
+      });
     },
   });
   const second = link.submit({ from: '1', to: '101', body: 'behind the first' });

@@ -83,7 +83,12 @@ describe('SMPP link: inbound handling is guarded per message', () => {
   it('the MO is answered only after its handler settles (acknowledged once recorded)', async () => {
     const { smsc, link } = await setup();
     let release!: () => void;
-    link.handleMo(() => new Promise<void>((r) => (release = r)));
+    link.handleMo(
+      () =>
+        new Promise<void>((r) => {
+          release = r;
+        }),
+    );
     smsc.deliverMo(mo('200'));
     await waitFor(() => release !== undefined);
     await new Promise((r) => setTimeout(r, 100));
