@@ -154,7 +154,7 @@ export class SmsService {
   readonly #evictTimers = new Map<string, NodeJS.Timeout>();
   readonly #extensionCache = new Map<string, { at: number; id: string | null }>();
   readonly #numberCache = new Map<string, { at: number; number: IncomingNumber | null }>();
-  /** Sids resumed from `sending` after a submit was attempted: the carrier may have them, so they are flagged possible duplicates. */
+  /** Sids resumed after a submit was attempted: the carrier may have them, so they are flagged possible duplicates. */
   readonly #resumedSending = new Set<string>();
   readonly #machine;
   #unsubscribe: (() => void) | null = null;
@@ -672,8 +672,9 @@ export class SmsService {
     let resumed = 0;
     for (const m of rows) {
       if (this.#actors.get(m.sid)) continue; // our lease lapsed but the actor is live: keep it
-      // Only a message whose submit_sm may have reached the carrier can be there twice.
-      if (m.status === SmsStatus.Sending && m.submitAttempted) this.#resumedSending.add(m.sid);
+      // Only a message whose submit_sm may have reached the carrier can be there twice (also one
+      // requeued as `queued` at a shutdown whose in-flight submit_sm got no answer in time).
+      if (m.submitAttempted) this.#resumedSending.add(m.sid);
       this.#spawn(inputOf(m));
       resumed++;
     }
