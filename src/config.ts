@@ -59,7 +59,14 @@ export interface Config {
     /** Local number pool of the built-in number provider: comma-separated E.164 ranges/prefixes. */
     readonly pool: readonly string[];
   };
-  readonly smpp: { readonly urls: readonly string[] };
+  readonly smpp: {
+    readonly urls: readonly string[];
+    /**
+     * Resume lease on a pending outbound SMS (SMS_LEASE_MS): a node renews it while it works on the
+     * message; after a crash another node (or the restarted one) resumes the message within it.
+     */
+    readonly leaseMs: number;
+  };
   readonly smtp: { readonly url: string | null; readonly from: string | null };
   readonly webhooks: {
     readonly blockPrivate: boolean;
@@ -166,7 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     recordings: { dir: str(env, 'RECORDINGS_DIR', join(process.cwd(), '.data', 'recordings')) },
     numbers: { pool: list(env, 'NUMBER_POOL') },
-    smpp: { urls: list(env, 'SMPP_URL') },
+    smpp: { urls: list(env, 'SMPP_URL'), leaseMs: int(env, 'SMS_LEASE_MS', 10_000, 500, 600_000) },
     smtp: { url: optional(env, 'SMTP_URL') ?? null, from: optional(env, 'SMTP_FROM') ?? null },
     webhooks: {
       blockPrivate: bool(env, 'WEBHOOK_BLOCK_PRIVATE', false),

@@ -267,6 +267,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         }),
       logger: logger.child({ component: 'sms' }),
       node: config.instanceId,
+      timers: { LEASE_MS: config.smpp.leaseMs },
     });
     // --- end messaging ---
 

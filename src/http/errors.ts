@@ -7,12 +7,15 @@ import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Notifier } from '../notifications/notifier.js';
+import { isStoreInputError } from '../store/store-errors.js';
 import { formatOf, state } from './context.js';
 import { send } from './render.js';
 
 /** Maps body-parser and other framework errors onto the catalogue. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  // Text the store cannot hold (NUL, unpaired surrogate) is the client's input, never a 500.
+  if (isStoreInputError(err)) return new AppError('InvalidParameter', err.message, { cause: err });
   const e = err as { type?: string; status?: number; statusCode?: number; message?: string };
   switch (e?.type) {
     case 'entity.too.large':

@@ -77,6 +77,17 @@ interface PendingOp {
   storing?: boolean;
 }
 
+/** The endpoint an engine message concerns, read defensively (the message may be malformed). */
+function endpointOfMessage(raw: unknown): string | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const m = raw as {
+    endpointId?: unknown;
+    event?: { endpointId?: unknown; endpoint?: { endpointId?: unknown } };
+  };
+  const id = m.endpointId ?? m.event?.endpointId ?? m.event?.endpoint?.endpointId;
+  return typeof id === 'string' ? id : null;
+}
+
 /** The engine's entry beside this module: `.js` in the build (`npm run build`), `.ts` under tsx. */
 const COMPILED = import.meta.url.endsWith('.js');
 const ENTRY = new URL(COMPILED ? './engine/entry.js' : './engine/entry.ts', import.meta.url);
@@ -94,6 +105,8 @@ export class MediaEngine implements MediaPort {
   private readonly ops = new Map<string, PendingOp>();
   private readonly queries = new Map<number, (msg: EngineMessage) => void>();
   private readonly storing = new Set<Promise<void>>();
+  /** Endpoints given up after a message about them could not be handled: later engine events are dropped. */
+  private readonly abandoned = new Set<string>();
   private reqId = 0;
   private restarts = 0;
   private backoffMs: number;
@@ -146,7 +159,7 @@ export class MediaEngine implements MediaPort {
     this.exited = new Promise((r) => {
       resolveExit = r;
     });
-    child.on('message', (m) => this.onMessage(m as EngineMessage));
+    child.on('message', (m) => this.onMessageGuarded(m));
     child.on('error', (err) => this.o.logger.error({ err }, 'media engine process error'));
     child.on('exit', (code, signal) => {
       resolveExit();
@@ -209,6 +222,57 @@ export class MediaEngine implements MediaPort {
     for (const endpointId of lost) this.dispatch({ type: 'media.endpointLost', endpointId, reason });
   }
 
+  /**
+   * One engine message, guarded: a throw while handling it (a malformed message, a bug) ends that
+   * message only. The endpoint it concerns gets its terminal events (its operations end, then
+   * `media.endpointLost`) and is released in the engine; the process and every other endpoint go on.
+   */
+  private onMessageGuarded(raw: unknown): void {
+    try {
+      if (typeof raw !== 'object' || raw === null || typeof (raw as { kind?: unknown }).kind !== 'string') {
+        throw new Error('malformed engine message');
+      }
+      this.onMessage(raw as EngineMessage);
+    } catch (err) {
+      const endpointId = endpointOfMessage(raw);
+      this.o.logger.error({ err, endpointId }, 'media engine message not handled');
+      if (endpointId !== null) this.abandonEndpoint(endpointId, 'engine message not handled');
+    }
+  }
+
+  /** Terminal events for one endpoint and its operations; the engine is told to release it. */
+  private abandonEndpoint(endpointId: string, reason: string): void {
+    if (this.abandoned.has(endpointId)) return;
+    for (const [opId, op] of this.ops) {
+      if (op.endpointId !== endpointId || op.storing) continue;
+      this.ops.delete(opId);
+      if (op.kind === 'play') {
+        this.dispatch({ type: 'media.playFailed', endpointId, opId, reason: 'engine-down', message: reason });
+      } else if (op.kind === 'collect') {
+        this.dispatch({ type: 'media.collectDone', endpointId, opId, digits: '', reason: 'lost' });
+      } else {
+        this.dispatch({
+          type: 'media.recordFailed',
+          endpointId,
+          opId,
+          recordingSid: op.recordingSid ?? '',
+          message: reason,
+        });
+      }
+    }
+    const state = this.endpoints.get(endpointId);
+    this.endpoints.delete(endpointId);
+    if (state === undefined) return;
+    this.abandoned.add(endpointId);
+    if (state === 'creating') {
+      this.dispatch({ type: 'media.endpointFailed', endpointId, reason: 'engine-down', message: reason });
+    } else {
+      this.dispatch({ type: 'media.endpointLost', endpointId, reason });
+    }
+    if (this.ready && this.child?.connected)
+      this.child.send({ op: 'release', endpointId } satisfies EngineCommand);
+  }
+
   private onMessage(msg: EngineMessage): void {
     switch (msg.kind) {
       case 'ready': {
@@ -241,6 +305,12 @@ export class MediaEngine implements MediaPort {
   }
 
   private onEvent(e: MediaEvent): void {
+    const id = e.type === 'media.endpointReady' ? e.endpoint.endpointId : e.endpointId;
+    if (this.abandoned.has(id)) {
+      // Already reported lost: the engine's own later events for it would be a second ending.
+      if (e.type === 'media.released') this.abandoned.delete(id);
+      return;
+    }
     switch (e.type) {
       case 'media.endpointReady':
         this.endpoints.set(e.endpoint.endpointId, 'ready');
@@ -292,7 +362,9 @@ export class MediaEngine implements MediaPort {
           message: `recording could not be stored: ${(err as Error).message}`,
         });
       } finally {
-        await rm(msg.path, { force: true });
+        await rm(msg.path, { force: true }).catch((err: unknown) =>
+          this.o.logger.warn({ err, path: msg.path }, 'recording spool file not removed'),
+        );
       }
     })();
     this.storing.add(p);

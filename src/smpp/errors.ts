@@ -20,6 +20,10 @@ export const CommandStatus = {
   ESME_RMSGQFUL: 0x14,
   ESME_RSUBMITFAIL: 0x45,
   ESME_RTHROTTLED: 0x58,
+  /** deliver_sm refused for now: the SMSC should retry later (SMPP v3.4 §5.1.3). */
+  ESME_RX_T_APPN: 0x64,
+  /** deliver_sm refused for good: the SMSC should not retry. */
+  ESME_RX_P_APPN: 0x65,
   ESME_RINVDCS: 0x104,
   /** Not on the wire: our own status for "no response within response_timeout". */
   LOCAL_TIMEOUT: -1,

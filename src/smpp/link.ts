@@ -11,7 +11,15 @@ import smpp, { type PDU, type Session } from 'smpp';
 import type { Logger } from '../logger.js';
 import { concatFromUdh, decodePayload, encodeMessage, splitUdh } from './encoding.js';
 import { CommandStatus, isRetryableStatus, MessageStateStat, mapReceiptStat, SmppError } from './errors.js';
-import type { CarrierLink, LinkState, OutboundSms, SmppEvent, SubmitResult } from './port.js';
+import type {
+  CarrierLink,
+  LinkState,
+  MoHandler,
+  OutboundSms,
+  SmppDeliverSmEvent,
+  SmppEvent,
+  SubmitResult,
+} from './port.js';
 import { ReassemblyBuffer } from './reassembly.js';
 import { normaliseMessageId, parseReceiptText } from './receipt.js';
 import { SmppLimits, SmppTimers } from './timers.js';
@@ -40,8 +48,28 @@ interface SegmentJob {
   notBefore: number;
   /** Sent at least once on a bind that was lost before the resp came back. */
   duplicate: boolean;
+  /** The message's `beforeSend`, shared by its segments: runs once, awaited before the first write. */
+  readonly gate: SendGate | null;
   resolve(id: string): void;
   reject(err: SmppError): void;
+}
+
+/** Runs a message's `beforeSend` once; every segment waits for the same run. */
+class SendGate {
+  #run: Promise<void> | null = null;
+  #done = false;
+  constructor(private readonly hook: () => Promise<void>) {}
+  get done(): boolean {
+    return this.#done;
+  }
+  open(): Promise<void> {
+    this.#run ??= Promise.resolve()
+      .then(this.hook)
+      .then(() => {
+        this.#done = true;
+      });
+    return this.#run;
+  }
 }
 
 /** Bounded insertion-ordered set/map helper. */
@@ -73,6 +101,7 @@ class LinkCore {
   );
   readonly seenReceipts = new BoundedMap<true>(200_000);
   readonly connections: SmppConnection[] = [];
+  moHandler: MoHandler | null = null;
   closed = false;
   ref = Math.floor(Math.random() * 256);
 
@@ -140,11 +169,15 @@ class SmppConnection {
   state: LinkState = 'disconnected';
   #session: Session | null = null;
   readonly #inFlight = new Map<number, { job: SegmentJob; timer: NodeJS.Timeout }>();
+  /** Jobs holding a window slot while their message's `beforeSend` runs. */
+  #opening = 0;
   #backoffMs: number;
   #reconnectTimer: NodeJS.Timeout | null = null;
   #enquireTimer: NodeJS.Timeout | null = null;
   #pumpTimer: NodeJS.Timeout | null = null;
   readonly #reassembly: ReassemblyBuffer;
+  /** Inbound requests already answered (so a failure after the answer sends no second one). */
+  readonly #answered = new WeakSet<PDU>();
   readonly #log: Logger;
   #drained: (() => void) | null = null;
   /** Highest number of outstanding submit_sm ever observed (for tests/benchmarks). */
@@ -200,7 +233,10 @@ class SmppConnection {
       try {
         this.#onPdu(session, pdu);
       } catch (err) {
+        // This PDU ends here, answered; the bind and the process go on.
         this.#log.error({ err, command: pdu.command }, 'smpp inbound pdu handling failed');
+        if (!pdu.isResponse() && !this.#answered.has(pdu))
+          this.#answer(session, pdu, CommandStatus.ESME_RSYSERR);
       }
     });
   }
@@ -231,7 +267,7 @@ class SmppConnection {
         : this.cfg.bind === 'receiver'
           ? 'bind_receiver'
           : 'bind_transceiver';
-    session[method](fields, cb);
+    session[method](fields, this.#guarded('bind_resp', cb));
   }
 
   #scheduleEnquire(session: Session): void {
@@ -242,11 +278,14 @@ class SmppConnection {
         () => this.#lost(session, 'enquire_link response timeout'),
         this.cfg.responseTimeoutMs,
       );
-      const sent = session.enquire_link({}, () => {
-        clearTimeout(timer);
-        if (session !== this.#session) return;
-        this.#scheduleEnquire(session);
-      });
+      const sent = session.enquire_link(
+        {},
+        this.#guarded('enquire_link_resp', () => {
+          clearTimeout(timer);
+          if (session !== this.#session) return;
+          this.#scheduleEnquire(session);
+        }),
+      );
       if (!sent) {
         clearTimeout(timer);
         this.#lost(session, 'socket not writable');
@@ -297,9 +336,13 @@ class SmppConnection {
     const session = this.#session;
     if (!session || this.core.closed || this.state !== 'bound' || this.cfg.bind === 'receiver') return;
     const next = this.core.releaseDue(Date.now());
-    while (this.#inFlight.size < this.cfg.window && this.core.queue.length > 0) {
+    while (this.#inFlight.size + this.#opening < this.cfg.window && this.core.queue.length > 0) {
       const job = this.core.queue.shift();
       if (!job) break;
+      if (job.gate && !job.gate.done) {
+        this.#openThenSend(session, job, job.gate);
+        continue;
+      }
       this.#send(session, job);
       if (session !== this.#session) return;
     }
@@ -312,6 +355,26 @@ class SmppConnection {
         Math.max(1, next - Date.now()),
       );
     }
+  }
+
+  /** Holds a window slot while `beforeSend` runs, then sends (or re-queues if the bind was lost). */
+  #openThenSend(session: Session, job: SegmentJob, gate: SendGate): void {
+    this.#opening++;
+    gate.open().then(
+      () => {
+        this.#opening--;
+        if (this.core.closed) job.reject(new SmppError(CommandStatus.LOCAL_CLOSED, 'link closed'));
+        else if (session === this.#session && this.state === 'bound') this.#send(session, job);
+        else this.core.queue.unshift(job);
+        this.core.pumpAll();
+      },
+      (err: unknown) => {
+        this.#opening--;
+        this.#log.error({ err }, 'smpp submit not started: beforeSend failed');
+        job.reject(new SmppError(CommandStatus.ESME_RSYSERR, 'the submit could not be recorded'));
+        this.core.pumpAll();
+      },
+    );
   }
 
   #send(session: Session, job: SegmentJob): void {
@@ -329,7 +392,10 @@ class SmppConnection {
       job.reject(new SmppError(CommandStatus.ESME_RSYSERR, `cannot build submit_sm: ${String(err)}`));
       return;
     }
-    const sent = session.send(pdu, (resp) => this.#onSubmitResp(session, pdu.sequence_number, resp));
+    const sent = session.send(
+      pdu,
+      this.#guarded('submit_sm_resp', (resp) => this.#onSubmitResp(session, pdu.sequence_number, resp)),
+    );
     if (!sent) {
       this.core.queue.unshift(job);
       this.#lost(session, 'socket not writable');
@@ -376,23 +442,47 @@ class SmppConnection {
     this.core.pumpAll();
   }
 
+  /**
+   * A response callback that never throws into the library: `smpp` runs callbacks inside its PDU
+   * reader, and a throw there leaves the reader busy for good (the bind would hang, unanswered).
+   */
+  #guarded(what: string, fn: (pdu: PDU) => void): (pdu: PDU) => void {
+    return (pdu) => {
+      try {
+        fn(pdu);
+      } catch (err) {
+        this.#log.error({ err, what }, 'smpp response handling failed');
+      }
+    };
+  }
+
+  /** Answers an inbound request once; a session that is gone meanwhile is not an error. */
+  #answer(session: Session, pdu: PDU, status: number): void {
+    if (this.#answered.has(pdu)) return;
+    this.#answered.add(pdu);
+    try {
+      session.send(pdu.response(status === CommandStatus.ESME_ROK ? undefined : { command_status: status }));
+    } catch (err) {
+      this.#log.warn({ err, command: pdu.command }, 'smpp response not sent');
+    }
+  }
+
   #onPdu(session: Session, pdu: PDU): void {
     if (session !== this.#session) return;
     switch (pdu.command) {
       case 'enquire_link':
-        session.send(pdu.response());
+        this.#answer(session, pdu, CommandStatus.ESME_ROK);
         return;
       case 'unbind':
-        session.send(pdu.response());
+        this.#answer(session, pdu, CommandStatus.ESME_ROK);
         this.#lost(session, 'unbind from SMSC');
         return;
       case 'deliver_sm':
       case 'data_sm':
-        session.send(pdu.response());
-        this.#onDeliver(pdu);
+        this.#onDeliver(session, pdu);
         return;
       case 'unknown':
-        session.send(pdu.response());
+        this.#answer(session, pdu, CommandStatus.ESME_ROK);
         return;
       case 'generic_nack':
         this.#log.warn(
@@ -401,9 +491,7 @@ class SmppConnection {
         );
         return;
       default:
-        if (!pdu.isResponse()) {
-          session.send(pdu.response({ command_status: CommandStatus.ESME_RINVCMDID }));
-        }
+        if (!pdu.isResponse()) this.#answer(session, pdu, CommandStatus.ESME_RINVCMDID);
     }
   }
 
@@ -428,11 +516,13 @@ class SmppConnection {
     return { ies: payload.udh ?? [], text };
   }
 
-  #onDeliver(pdu: PDU): void {
+  #onDeliver(session: Session, pdu: PDU): void {
     const { ies, text } = this.#rawMessage(pdu);
     const isReceipt =
       ((pdu.esm_class ?? 0) & ESM_RECEIPT_MASK) !== 0 || pdu.receipted_message_id !== undefined;
     if (isReceipt) {
+      // Receipts are idempotent on our side (matched by id): acknowledged first, then matched.
+      this.#answer(session, pdu, CommandStatus.ESME_ROK);
       this.#onReceipt(pdu, text);
       return;
     }
@@ -440,30 +530,50 @@ class SmppConnection {
     const to = pdu.destination_addr ?? '';
     const concat = concatFromUdh(ies);
     const dataCoding = pdu.data_coding ?? 0;
+    const event = { type: 'smpp.deliverSm', from, to, dataCoding, connection: this.name } as const;
     if (!concat) {
-      this.core.emit({
-        type: 'smpp.deliverSm',
-        from,
-        to,
-        body: text,
-        dataCoding,
-        segments: 1,
-        connection: this.name,
-      });
+      this.#takeMo(session, pdu, { ...event, body: text, segments: 1 }, () => {});
       return;
     }
-    const full = this.#reassembly.add({ source: from, destination: to, ...concat, text });
-    if (full !== null) {
-      this.core.emit({
-        type: 'smpp.deliverSm',
-        from,
-        to,
-        body: full,
-        dataCoding,
-        segments: concat.total,
-        connection: this.name,
-      });
+    const full = this.#reassembly.addUndoable({ source: from, destination: to, ...concat, text });
+    if (full === null) {
+      this.#answer(session, pdu, CommandStatus.ESME_ROK);
+      return;
     }
+    this.#takeMo(session, pdu, { ...event, body: full.text, segments: concat.total }, full.undo);
+  }
+
+  /**
+   * Hands a complete MO to the handler and answers its (last) deliver_sm with the outcome (see
+   * `MoHandler`). Refused for now: `undo` keeps the other segments, so the SMSC's retry completes it.
+   */
+  #takeMo(session: Session, pdu: PDU, event: SmppDeliverSmEvent, undo: () => void): void {
+    this.core.emit(event);
+    const handler = this.core.moHandler;
+    if (!handler) {
+      this.#answer(session, pdu, CommandStatus.ESME_ROK);
+      return;
+    }
+    let handled: Promise<void>;
+    try {
+      handled = handler(event);
+    } catch (err) {
+      handled = Promise.reject(err);
+    }
+    handled
+      .then(
+        () => this.#answer(session, pdu, CommandStatus.ESME_ROK),
+        (err: unknown) => {
+          const status =
+            err instanceof SmppError && err.commandStatus > 0
+              ? err.commandStatus
+              : CommandStatus.ESME_RX_T_APPN;
+          if (status === CommandStatus.ESME_RX_T_APPN) undo();
+          this.#log.warn({ err, status, from: event.from, to: event.to }, 'smpp MO refused');
+          this.#answer(session, pdu, status);
+        },
+      )
+      .catch((err: unknown) => this.#log.error({ err }, 'smpp MO answer failed'));
   }
 
   #onReceipt(pdu: PDU, text: string): void {
@@ -591,6 +701,10 @@ export class SmppCarrierLink implements CarrierLink {
     return this.#core.queue.length + this.#core.delayed.length;
   }
 
+  handleMo(handler: MoHandler | null): void {
+    this.#core.moHandler = handler;
+  }
+
   subscribe(listener: (event: SmppEvent) => void): () => void {
     this.#core.listeners.add(listener);
     return () => this.#core.listeners.delete(listener);
@@ -604,6 +718,7 @@ export class SmppCarrierLink implements CarrierLink {
       this.#core.ref = (this.#core.ref + 1) & 0xff;
       const encoded = encodeMessage(message.body, cfg.dataCoding, this.#core.ref);
       let duplicate = false;
+      const gate = message.beforeSend ? new SendGate(message.beforeSend) : null;
       const registered =
         message.registeredDelivery === undefined
           ? cfg.registeredDelivery
@@ -629,6 +744,7 @@ export class SmppCarrierLink implements CarrierLink {
               throttled: 0,
               notBefore: 0,
               duplicate: false,
+              gate,
               resolve: (id) => {
                 if (job.duplicate) duplicate = true;
                 resolve(id);

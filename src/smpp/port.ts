@@ -9,6 +9,9 @@
  * - Receipts are emitted once per (message id, stat), including those arriving before their
  *   submit_sm_resp (parked, then matched).
  * - `close()` is idempotent: sends unbind, rejects what is still queued with LOCAL_CLOSED.
+ * - Every inbound PDU is answered, whatever its handling does: a throw or rejection while handling
+ *   one ends that PDU with an error command_status (ESME_RSYSERR, or ESME_RX_T_APPN for an MO),
+ *   never the process nor the bind.
  */
 import type { ReceiptOutcome, SmsErrorCode } from './errors.js';
 
@@ -24,6 +27,13 @@ export interface OutboundSms {
   readonly registeredDelivery?: boolean;
   /** Our message sid, for logs only. */
   readonly reference?: string;
+  /**
+   * Called once, just before the message's first submit_sm is written to an SMSC (not while it
+   * waits in the queue for a window slot); the write waits for it. The SMS service records there
+   * that the carrier may have the message, so a resume after a crash flags only messages that
+   * really went out. A rejection fails the message with ESME_RSYSERR, nothing is sent.
+   */
+  readonly beforeSend?: () => Promise<void>;
 }
 
 /** Outcome of a successful submit. */
@@ -73,8 +83,21 @@ export interface SmppLinkStateEvent {
 
 export type SmppEvent = SmppDeliverSmEvent | SmppReceiptEvent | SmppLinkStateEvent;
 
+/**
+ * Takes one MO message. The link answers its deliver_sm (the last one, for a concatenated message)
+ * only after this settles: ESME_ROK when it resolves; when it rejects with an `SmppError`, that
+ * command_status (e.g. ESME_RX_P_APPN: never retry); any other rejection or throw ESME_RX_T_APPN
+ * (the SMSC retries later). So an MO is acknowledged only once it is recorded.
+ */
+export type MoHandler = (event: SmppDeliverSmEvent) => Promise<void>;
+
 export interface CarrierLink {
   submit(message: OutboundSms): Promise<SubmitResult>;
+  /**
+   * Sets the MO handler (one per link; null removes it). Without one, MO deliver_sm are answered
+   * ESME_ROK once their `smpp.deliverSm` event was emitted.
+   */
+  handleMo(handler: MoHandler | null): void;
   /** Subscribe to events; returns the unsubscribe function. */
   subscribe(listener: (event: SmppEvent) => void): () => void;
   /** True when at least one connection is bound. */

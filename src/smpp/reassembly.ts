@@ -42,9 +42,17 @@ export class ReassemblyBuffer {
 
   /** Add one segment; returns the full text once every part is present, else null. */
   add(seg: SegmentIn): string | null {
+    return this.addUndoable(seg)?.text ?? null;
+  }
+
+  /**
+   * Like `add`; the completed message also comes with `undo`, which puts the other parts back (the
+   * caller could not take the message and refused this segment, so the sender will repeat it).
+   */
+  addUndoable(seg: SegmentIn): { text: string; undo(): void } | null {
     this.sweep();
     if (seg.total < 1 || seg.seq < 1 || seg.seq > seg.total) return null;
-    if (seg.total === 1) return seg.text;
+    if (seg.total === 1) return { text: seg.text, undo: () => {} };
     const key = `${seg.source}|${seg.destination}|${seg.ref}|${seg.total}`;
     let entry = this.#entries.get(key);
     if (!entry) {
@@ -63,7 +71,15 @@ export class ReassemblyBuffer {
     this.#entries.delete(key);
     let text = '';
     for (let i = 1; i <= entry.total; i++) text += entry.parts.get(i) ?? '';
-    return text;
+    const full = entry;
+    return {
+      text,
+      undo: () => {
+        if (this.#entries.has(key)) return;
+        full.parts.delete(seg.seq);
+        this.#entries.set(key, { parts: full.parts, total: full.total, createdAt: this.#now() });
+      },
+    };
   }
 
   /** Drop entries older than the timeout. */

@@ -59,6 +59,8 @@ export interface SmsMessage {
   readonly segments: number;
   /** A segment was re-sent after a lost bind: the carrier may have it twice. */
   readonly possibleDuplicate: boolean;
+  /** A submit_sm of this message was (about to be) written to an SMSC (see `markSubmitAttempted`). */
+  readonly submitAttempted?: boolean;
   readonly dateSent: Date | null;
   readonly dateCreated: Date;
   readonly dateUpdated: Date;
@@ -118,6 +120,11 @@ export interface SmsStore {
     providerIds: string[];
     outcomes: Record<string, SegmentOutcome>;
   } | null>;
+  /**
+   * Records, durably, that the message's first submit_sm is about to go out: a resume after a
+   * crash re-sends it flagged possible_duplicate only when this was recorded.
+   */
+  markSubmitAttempted(sid: string): Promise<void>;
   /** Records one segment's final receipt outcome (multi-part messages). */
   recordSegmentOutcome(providerId: string, outcome: SegmentOutcome): Promise<void>;
   /**
@@ -126,6 +133,11 @@ export interface SmsStore {
    * this node holds a live lease on are not returned (it is working on them).
    */
   claimPending(node: string, leaseMs: number, limit: number): Promise<SmsMessage[]>;
+  /**
+   * When the earliest lease another node holds on a pending outbound SMPP message ends (null when
+   * none): the moment a dead node's messages become claimable.
+   */
+  nextForeignLeaseEnd(node: string): Promise<Date | null>;
   /** Extends this node's leases on its pending messages to now + `leaseMs`. */
   renewClaims(node: string, leaseMs: number): Promise<void>;
   /** Ends the lease on messages this node no longer works on (shutdown), so a restart takes them at once. */

@@ -31,6 +31,8 @@ export interface SmscBehaviour {
   dropEverySubmits: number | null;
   /** Fixed command_status for every submit_sm (null = ok/throttle as above). */
   submitStatus: number | null;
+  /** Record submit_sm but never answer it (an SMSC that stalls; the ESME may die meanwhile). */
+  holdSubmitResps: boolean;
 }
 
 export interface RecordedPdu {
@@ -55,7 +57,10 @@ export class TestSmsc {
     dropAtOutstanding: null,
     dropEverySubmits: null,
     submitStatus: null,
+    holdSubmitResps: false,
   };
+  /** destination_addr of every submit_sm answered with ESME_ROK, in order (duplicates kept). */
+  readonly acknowledged: string[] = [];
   /** Highest number of submit_sm outstanding (received, not yet answered) on any session. */
   maxOutstanding = 0;
   binds = 0;
@@ -175,6 +180,7 @@ export class TestSmsc {
             session.destroy();
             return;
           }
+          if (this.behaviour.holdSubmitResps) return;
           this.#answerSubmit(session, pdu, () => outstanding--);
           return;
         case 'deliver_sm_resp':
@@ -199,7 +205,8 @@ export class TestSmsc {
     };
     const respond = (): void => {
       done();
-      session.send(pdu.response({ command_status: status, message_id: id }));
+      const sent = session.send(pdu.response({ command_status: status, message_id: id }));
+      if (sent && status === 0) this.acknowledged.push(dest);
     };
     if (b.receiptBeforeResp && status === 0) {
       receipt();
@@ -262,6 +269,9 @@ export class TestSmsc {
     );
   }
 
+  /** command_status of every deliver_sm_resp answering an MO, in arrival order. */
+  readonly moResps: Array<{ readonly to: string; readonly status: number }> = [];
+
   /** Send an MO deliver_sm (raw short_message octets, optional UDH) on every bound session. */
   deliverMo(fields: {
     from: string;
@@ -271,13 +281,16 @@ export class TestSmsc {
     udh: boolean;
   }): void {
     for (const s of this.#sessions) {
-      s.deliver_sm({
-        source_addr: fields.from,
-        destination_addr: fields.to,
-        esm_class: fields.udh ? 0x40 : 0,
-        data_coding: fields.dataCoding,
-        short_message: fields.shortMessage,
-      });
+      s.deliver_sm(
+        {
+          source_addr: fields.from,
+          destination_addr: fields.to,
+          esm_class: fields.udh ? 0x40 : 0,
+          data_coding: fields.dataCoding,
+          short_message: fields.shortMessage,
+        },
+        (resp: PDU) => this.moResps.push({ to: fields.to, status: resp.command_status }),
+      );
     }
   }
 

@@ -16,7 +16,7 @@ import type { Logger } from '../../logger.js';
 import type { Notifier } from '../../notifications/notifier.js';
 import { isE164 } from '../../numbers/e164.js';
 import type { MultiProviderConfig } from '../../profiles/multi-provider.js';
-import { CommandStatus, isSmppError, SmsErrorMessage } from '../../smpp/errors.js';
+import { CommandStatus, isSmppError, SmppError, SmsErrorMessage } from '../../smpp/errors.js';
 import type { CarrierLink, SmppDeliverSmEvent, SmppEvent, SmppReceiptEvent } from '../../smpp/port.js';
 import { normaliseMessageId } from '../../smpp/receipt.js';
 import { type Account, AccountStatus } from '../../store/account-store.js';
@@ -30,6 +30,7 @@ import {
   SmsStatus,
   type SmsStore,
 } from '../../store/sms-store.js';
+import { isStoreInputError } from '../../store/store-errors.js';
 import type { WebhookClient } from '../../webhooks/index.js';
 import { ActorRegistry } from '../runtime.js';
 import type { ClientMessenger, InboundSipMessage } from './client-messenger.js';
@@ -48,10 +49,17 @@ const CLIENT_PREFIX = 'client:';
 
 /** Timers of the service, one named table (tests shorten them). */
 export const SmsTimers = {
-  /** Resume lease on a pending message; renewed by the sweep while this node works on it. */
-  LEASE_MS: 60_000,
-  /** Sweep: renew this node's leases, claim expired ones (another node died). */
-  RESUME_INTERVAL_MS: 15_000,
+  /**
+   * Resume lease on a pending message (SMS_LEASE_MS); renewed by the sweep while this node works on
+   * it. A message of a node that died is resumed at most this long after that node's last renewal.
+   */
+  LEASE_MS: 10_000,
+  /**
+   * Sweep: renew this node's leases, claim expired ones (another node died). 0 = a quarter of
+   * LEASE_MS, so a lease survives three failed renewals. The sweep also wakes up when the earliest
+   * foreign lease ends, so a dead node's messages do not wait for the next interval.
+   */
+  RESUME_INTERVAL_MS: 0,
   /**
    * How long a sent message's actor waits in memory for receipts; a later receipt restores it from
    * the store (one lookup). Short, so links without registered_delivery do not pile actors up.
@@ -146,7 +154,7 @@ export class SmsService {
   readonly #evictTimers = new Map<string, NodeJS.Timeout>();
   readonly #extensionCache = new Map<string, { at: number; id: string | null }>();
   readonly #numberCache = new Map<string, { at: number; number: IncomingNumber | null }>();
-  /** Sids resumed from `sending`: the carrier may already have them, so they are flagged possible duplicates. */
+  /** Sids resumed after a submit was attempted: the carrier may have them, so they are flagged possible duplicates. */
   readonly #resumedSending = new Set<string>();
   readonly #machine;
   #unsubscribe: (() => void) | null = null;
@@ -163,7 +171,8 @@ export class SmsService {
 
   constructor(deps: SmsServiceDeps) {
     this.#deps = deps;
-    this.#t = { ...SmsTimers, ...deps.timers };
+    const t = { ...SmsTimers, ...deps.timers };
+    this.#t = { ...t, RESUME_INTERVAL_MS: t.RESUME_INTERVAL_MS || Math.max(100, Math.floor(t.LEASE_MS / 4)) };
     this.#log = deps.logger;
     this.#clientMessenger = deps.clientMessenger ?? null;
     this.#machine = smsMachine.provide({
@@ -180,13 +189,35 @@ export class SmsService {
   /** Subscribes to the carrier link and resumes pending messages; then sweeps periodically. */
   async start(): Promise<void> {
     const link = this.#deps.link;
-    if (link) this.#unsubscribe = link.subscribe((e) => this.#onLinkEvent(e));
+    if (link) {
+      this.#unsubscribe = link.subscribe((e) => this.#onLinkEvent(e));
+      link.handleMo((e) => this.#takeMo(e));
+    }
     // Nothing is live yet: leases still held under this node's id (a crash with a fixed INSTANCE_ID) are ours to resume.
     await this.#deps.store.releaseClaims(this.#deps.node);
     await this.#resumePending();
-    this.#sweep = setInterval(() => {
-      this.#resumePending().catch((err) => this.#log.error({ err }, 'SMS resume sweep failed'));
-    }, this.#t.RESUME_INTERVAL_MS);
+    await this.#scheduleSweep();
+  }
+
+  /**
+   * Next sweep: after RESUME_INTERVAL_MS, or just after the earliest lease another node holds ends
+   * (it died: its messages are resumed then, not an interval later).
+   */
+  async #scheduleSweep(): Promise<void> {
+    if (this.#closing) return;
+    let delay = this.#t.RESUME_INTERVAL_MS;
+    if (this.#deps.link) {
+      const next = await this.#deps.store.nextForeignLeaseEnd(this.#deps.node).catch(() => null);
+      if (next) delay = Math.max(10, Math.min(delay, next.getTime() - Date.now() + 20));
+    }
+    if (this.#closing) return;
+    this.#sweep = setTimeout(() => {
+      this.#sweep = null;
+      this.#resumePending()
+        .catch((err) => this.#log.error({ err }, 'SMS resume sweep failed'))
+        .then(() => this.#scheduleSweep())
+        .catch((err) => this.#log.error({ err }, 'SMS resume sweep not scheduled'));
+    }, delay);
     this.#sweep.unref();
   }
 
@@ -309,7 +340,7 @@ export class SmsService {
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      if (this.#sweep) clearInterval(this.#sweep);
+      if (this.#sweep) clearTimeout(this.#sweep);
       await this.#deps.link?.close();
       this.#unsubscribe?.();
       await this.#drainWrites();
@@ -511,6 +542,7 @@ export class SmsService {
         to: toSmpp(input.to),
         body: input.body,
         reference: input.sid,
+        beforeSend: () => this.#deps.store.markSubmitAttempted(input.sid),
         ...(input.destinationNetworkId !== null ? { destinationNetworkId: input.destinationNetworkId } : {}),
       });
       return {
@@ -558,8 +590,7 @@ export class SmsService {
         this.#routeReceipt(e);
         return;
       case 'smpp.deliverSm':
-        void this.#receiveMoRetrying(e);
-        return;
+        return; // taken by #takeMo, which the link awaits before answering
     }
   }
 
@@ -641,7 +672,9 @@ export class SmsService {
     let resumed = 0;
     for (const m of rows) {
       if (this.#actors.get(m.sid)) continue; // our lease lapsed but the actor is live: keep it
-      if (m.status === SmsStatus.Sending) this.#resumedSending.add(m.sid);
+      // Only a message whose submit_sm may have reached the carrier can be there twice (also one
+      // requeued as `queued` at a shutdown whose in-flight submit_sm got no answer in time).
+      if (m.submitAttempted) this.#resumedSending.add(m.sid);
       this.#spawn(inputOf(m));
       resumed++;
     }
@@ -649,18 +682,25 @@ export class SmsService {
   }
 
   /**
-   * The link has acknowledged the deliver_sm already, so a failed write is retried (a brief
-   * database outage must not lose the MO): 5 attempts, 200 ms doubling.
+   * The link answers the deliver_sm with this outcome, so an MO is acknowledged only once recorded.
+   * A brief database outage is retried here (3 attempts, 200 ms doubling), then refused for now
+   * (ESME_RX_T_APPN: the SMSC repeats it later). Text the store can never hold (NUL in an 8-bit or
+   * UCS-2 body, an unpaired surrogate) is refused for good (ESME_RX_P_APPN).
    */
-  async #receiveMoRetrying(e: SmppDeliverSmEvent): Promise<void> {
+  async #takeMo(e: SmppDeliverSmEvent): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
+        if (this.#closing) throw new SmppError(CommandStatus.ESME_RX_T_APPN, 'shutting down');
         await this.receiveMo(e);
         return;
       } catch (err) {
-        if (attempt >= 5 || this.#closing) {
-          this.#log.error({ err, from: e.from, to: e.to }, 'MO not recorded');
-          return;
+        if (isStoreInputError(err)) {
+          this.#log.warn({ err, from: e.from, to: e.to }, 'MO refused: text cannot be stored');
+          throw new SmppError(CommandStatus.ESME_RX_P_APPN, err.message);
+        }
+        if (attempt >= 3 || this.#closing) {
+          this.#log.error({ err, from: e.from, to: e.to }, 'MO not recorded; refused for now');
+          throw err;
         }
         await new Promise((r) => setTimeout(r, 200 * 2 ** (attempt - 1)));
       }

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg, { type ConnectionPool, type SQLQuery, sql } from '@databases/pg';
 import { redactUrl } from '../../config.js';
+import { invalidTextReason, StoreInputError } from '../store-errors.js';
 
 export type Db = ConnectionPool;
 export { sql };
@@ -51,7 +52,62 @@ export function openDb(url: string, poolSize = 10): Db {
     connectionTimeoutMilliseconds: 5000,
     queueTimeoutMilliseconds: 10000,
     onError: () => {},
+    // Every statement of every repository passes here before it is sent: text Postgres cannot
+    // store is refused with a typed error instead of a driver error deep in a request or packet.
+    onQueryStart: (_query, { text, values }) => assertStorableParameters(text, values),
   });
+}
+
+/** Nested JSON parameters are walked this deep at most (the HTTP layer caps nesting far lower). */
+const MAX_PARAM_DEPTH = 64;
+
+/**
+ * Throws StoreInputError when a statement parameter (a string, or a string inside an array or a
+ * JSON object) holds NUL or an unpaired surrogate. `text` is the formatted statement (`$1`, `$2`…),
+ * used only to name the column in the error.
+ */
+export function assertStorableParameters(text: string, values: readonly unknown[]): void {
+  values.forEach((v, i) => {
+    const reason = firstInvalid(v, 0);
+    if (reason) throw new StoreInputError(columnOfParameter(text, i + 1), reason);
+  });
+}
+
+function firstInvalid(v: unknown, depth: number): ReturnType<typeof invalidTextReason> {
+  if (typeof v === 'string') return invalidTextReason(v);
+  if (v === null || typeof v !== 'object' || depth > MAX_PARAM_DEPTH) return null;
+  if (v instanceof Date || Buffer.isBuffer(v)) return null;
+  if (Array.isArray(v)) {
+    for (const x of v) {
+      const r = firstInvalid(x, depth + 1);
+      if (r) return r;
+    }
+    return null;
+  }
+  for (const [k, x] of Object.entries(v)) {
+    const r = invalidTextReason(k) ?? firstInvalid(x, depth + 1);
+    if (r) return r;
+  }
+  return null;
+}
+
+/**
+ * The column parameter `$n` is compared with or inserted into, best effort: `col = $n`,
+ * `col ILIKE $n`, or the n-th member of an `INSERT INTO t (cols) VALUES (…)` tuple; otherwise
+ * `parameter $n`.
+ */
+export function columnOfParameter(text: string, n: number): string {
+  const ref = new RegExp(`([a-z_][a-z0-9_]*)"?\\s*(?:=|<>|I?LIKE)\\s*\\$${n}(?![0-9])`, 'i').exec(text);
+  if (ref?.[1]) return ref[1];
+  const insert = /INSERT\s+INTO\s+[^(]+\(([^)]*)\)\s*VALUES\s*/i.exec(text);
+  if (insert?.[1]) {
+    const columns = insert[1].split(',').map((c) => c.trim().replace(/"/g, ''));
+    for (const tuple of text.slice(insert.index + insert[0].length).matchAll(/\(([^()]*)\)/g)) {
+      const at = (tuple[1] ?? '').split(',').findIndex((p) => new RegExp(`\\$${n}(?![0-9])`).test(p));
+      if (at >= 0) return columns[at] ?? `parameter $${n}`;
+    }
+  }
+  return `parameter $${n}`;
 }
 
 /** Creates the database named in `url` if it does not exist. */

@@ -30,6 +30,7 @@ const toMessage = (r: Row): SmsMessage => ({
   destinationNetworkId: (r.destination_network_id as string | null) ?? null,
   segments: Number(r.segments),
   possibleDuplicate: Boolean(r.possible_duplicate),
+  submitAttempted: Boolean(r.submit_attempted),
   dateSent: (r.date_sent as Date | null) ?? null,
   dateCreated: r.date_created as Date,
   dateUpdated: r.date_updated as Date,
@@ -100,6 +101,12 @@ export class PgSmsStore implements SmsStore {
     undefined
   >((b) => this.#insertBatch(b));
   readonly #transitions = new GroupCommit<SmsTransition, SmsMessage | null>((b) => this.#transitionBatch(b));
+  readonly #attempts = new GroupCommit<string, undefined>(async (sids) => {
+    await this.db.query(
+      sql`UPDATE sms_messages SET submit_attempted = true WHERE sid = ANY(${[...sids]}::text[]) AND NOT submit_attempted`,
+    );
+    return sids.map(() => undefined);
+  });
 
   constructor(private readonly db: Db) {}
 
@@ -237,6 +244,10 @@ export class PgSmsStore implements SmsStore {
       : null;
   }
 
+  markSubmitAttempted(sid: string): Promise<void> {
+    return this.#attempts.add(sid);
+  }
+
   async recordSegmentOutcome(providerId: string, outcome: SegmentOutcome): Promise<void> {
     await this.db.query(
       sql`UPDATE sms_provider_ids SET outcome = ${outcome} WHERE provider_id = ${providerId}`,
@@ -255,6 +266,14 @@ export class PgSmsStore implements SmsStore {
         FOR UPDATE SKIP LOCKED)
       RETURNING *`);
     return rows.map(toMessage).sort((a, b) => a.dateCreated.getTime() - b.dateCreated.getTime());
+  }
+
+  async nextForeignLeaseEnd(node: string): Promise<Date | null> {
+    const [row] = await this.db.query(sql`
+      SELECT min(claimed_until) AS next FROM sms_messages
+      WHERE status IN ('queued', 'sending') AND channel = 'smpp' AND claimed_until IS NOT NULL
+        AND claimed_by IS DISTINCT FROM ${node}`);
+    return (row?.next as Date | null | undefined) ?? null;
   }
 
   async renewClaims(node: string, leaseMs: number): Promise<void> {
