@@ -1,0 +1,185 @@
+/**
+ * Private Postgres and Redis for the demo, used only when nothing answers on the default addresses
+ * and the binaries are installed (Debian: /usr/lib/postgresql/<v>/bin, redis-server). Their data
+ * lives under `.data/` and they listen on loopback on their own ports, so they never meet a system
+ * instance. Postgres refuses to run as root: as root, initdb and the server run as the `postgres`
+ * user (runuser), which must be able to reach the data directory.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { connect } from 'node:net';
+import { delimiter, join } from 'node:path';
+
+/** Whether something accepts TCP connections on host:port within `ms`. */
+export function answers(host: string, port: number, ms = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect({ host, port });
+    const done = (ok: boolean): void => {
+      s.destroy();
+      resolve(ok);
+    };
+    s.setTimeout(ms, () => done(false));
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+  });
+}
+
+async function waitFor(host: string, port: number, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await answers(host, port, 300)) return true;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return false;
+}
+
+/** A service the demo started (or found running from an earlier demo) and how to stop it. */
+export interface LocalService {
+  readonly url: string;
+  readonly dir: string;
+  readonly port: number;
+  /** False when an instance from an earlier run was already answering. */
+  readonly started: boolean;
+  stop(): Promise<void>;
+}
+
+/** The newest Debian Postgres bin directory with initdb, or null. */
+export function postgresBinDir(root = '/usr/lib/postgresql'): string | null {
+  let versions: string[];
+  try {
+    versions = readdirSync(root);
+  } catch {
+    return null;
+  }
+  const sorted = versions.filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+  for (const v of sorted) if (existsSync(join(root, v, 'bin', 'initdb'))) return join(root, v, 'bin');
+  return null;
+}
+
+function runSync(argv: readonly string[]): { ok: boolean; output: string } {
+  const [cmd, ...args] = argv;
+  const r = spawnSync(cmd as string, args, { encoding: 'utf8', timeout: 120_000 });
+  return { ok: r.status === 0, output: `${r.error?.message ?? ''}${r.stdout ?? ''}${r.stderr ?? ''}`.trim() };
+}
+
+/**
+ * Starts (initialising it the first time) a private Postgres in `dir` on 127.0.0.1:`port` with
+ * trust authentication for the `postgres` role. Throws with the command output when it cannot.
+ */
+export async function startPrivatePostgres(
+  dir: string,
+  port: number,
+  database: string,
+): Promise<LocalService> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error('Postgres is not installed (apt-get install -y postgresql)');
+  const url = `postgres://postgres@127.0.0.1:${port}/${database}`;
+  const root = process.getuid?.() === 0;
+  const as = root ? ['runuser', '-u', 'postgres', '--'] : [];
+  const noop = { url, dir, port, started: false, stop: async () => {} };
+  if (await answers('127.0.0.1', port)) return noop;
+  if (!existsSync(join(dir, 'PG_VERSION'))) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (root) {
+      const chown = runSync(['chown', '-R', 'postgres:postgres', dir]);
+      if (!chown.ok) throw new Error(`cannot hand ${dir} to the postgres user: ${chown.output}`);
+      const reach = runSync([...as, 'test', '-w', dir]);
+      if (!reach.ok)
+        throw new Error(`the postgres user cannot reach ${dir} (a parent directory is private to root)`);
+    }
+    const init = runSync([
+      ...as,
+      join(bin, 'initdb'),
+      '-D',
+      dir,
+      '-U',
+      'postgres',
+      '-A',
+      'trust',
+      '-E',
+      'UTF8',
+      '--no-instructions',
+    ]);
+    if (!init.ok) throw new Error(`initdb failed: ${init.output}`);
+  }
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`;
+  const start = runSync([
+    ...as,
+    join(bin, 'pg_ctl'),
+    '-D',
+    dir,
+    '-l',
+    join(dir, 'server.log'),
+    '-o',
+    options,
+    '-w',
+    '-t',
+    '60',
+    'start',
+  ]);
+  if (!start.ok || !(await waitFor('127.0.0.1', port, 10_000)))
+    throw new Error(`private Postgres did not start: ${start.output} (log: ${join(dir, 'server.log')})`);
+  return {
+    ...noop,
+    started: true,
+    stop: async () => {
+      runSync([...as, join(bin, 'pg_ctl'), '-D', dir, '-m', 'fast', '-w', 'stop']);
+    },
+  };
+}
+
+/** Starts a private redis-server (child of this process) with its files in `dir`. */
+export async function startPrivateRedis(dir: string, port: number): Promise<LocalService> {
+  const url = `redis://127.0.0.1:${port}`;
+  if (await answers('127.0.0.1', port)) return { url, dir, port, started: false, stop: async () => {} };
+  mkdirSync(dir, { recursive: true });
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+  ];
+  const child: ChildProcess = spawn('redis-server', args, { stdio: 'ignore' });
+  const failed = new Promise<Error>((resolve) => child.once('error', resolve));
+  const ok = await Promise.race([waitFor('127.0.0.1', port, 10_000), failed.then(() => false)]);
+  if (!ok) {
+    if (child.exitCode === null && child.pid) process.kill(child.pid, 'SIGTERM');
+    throw new Error(`private Redis did not start on port ${port}`);
+  }
+  return {
+    url,
+    dir,
+    port,
+    started: true,
+    stop: async () => {
+      if (child.exitCode !== null || !child.pid) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      process.kill(child.pid, 'SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Whether redis-server is on PATH. */
+export function hasRedisServer(): boolean {
+  return runSync(['redis-server', '--version']).ok;
+}
+
+/** Whether an executable named `bin` is on PATH. */
+export function onPath(bin: string): boolean {
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => {
+    if (!dir) return false;
+    try {
+      accessSync(join(dir, bin), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
