@@ -16,15 +16,7 @@ import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { startServer } from '../server.js';
 import { startDemoIvr } from './demo/ivr.js';
-import {
-  answers,
-  hasRedisServer,
-  type LocalService,
-  onPath,
-  postgresBinDir,
-  startPrivatePostgres,
-  startPrivateRedis,
-} from './demo/local-services.js';
+import { demoStorage, onPath } from './demo/local-services.js';
 import { tryItBlock } from './demo/try-it.js';
 
 const DEMO = {
@@ -63,34 +55,18 @@ const cleanup = async (): Promise<void> => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => {});
 };
 
-/** DATABASE_URL and REDIS_URL for the demo, starting private instances when needed; notes printed. */
-async function storage(env: NodeJS.ProcessEnv, notes: string[]): Promise<void> {
-  const data = join(process.cwd(), '.data');
-  if (!env.DATABASE_URL) {
-    env.DATABASE_URL = `postgres://127.0.0.1:5432/${DEMO.database}`;
-    if (!(await answers('127.0.0.1', 5432)) && postgresBinDir()) {
-      const port = Number(env.DEMO_PG_PORT ?? 55432);
-      const pg: LocalService = await startPrivatePostgres(join(data, 'postgres'), port, DEMO.database);
-      if (pg.started) cleanups.push(pg.stop);
-      env.DATABASE_URL = pg.url;
-      notes.push(
-        `Postgres: nothing answers on 127.0.0.1:5432; using a private instance in ${pg.dir} on port ${port}`,
-      );
-    }
-  }
-  if (!env.REDIS_URL && !(await answers('127.0.0.1', 6379)) && hasRedisServer()) {
-    const port = Number(env.DEMO_REDIS_PORT ?? 56379);
-    const redis = await startPrivateRedis(join(data, 'redis'), port);
-    if (redis.started) cleanups.push(redis.stop);
-    env.REDIS_URL = redis.url;
-    notes.push(`Redis: nothing answers on 127.0.0.1:6379; using a private instance on port ${port}`);
-  }
-}
-
 async function main() {
   const env = { ...process.env };
-  const notes: string[] = [];
-  await storage(env, notes);
+  const storage = await demoStorage(env, {
+    dataDir: join(process.cwd(), '.data'),
+    database: DEMO.database,
+    postgres: { host: '127.0.0.1', port: 5432, privatePort: Number(env.DEMO_PG_PORT ?? 55432) },
+    redis: { host: '127.0.0.1', port: 6379, privatePort: Number(env.DEMO_REDIS_PORT ?? 56379) },
+  });
+  cleanups.push(storage.stop);
+  env.DATABASE_URL = storage.databaseUrl;
+  env.REDIS_URL = storage.redisUrl;
+  const notes = [...storage.notes];
   if (!env.SMPP_URL && env.DEMO_SMSC !== 'off') {
     const sim = await startSmscSimulator();
     cleanups.push(async () => {

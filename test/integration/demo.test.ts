@@ -122,17 +122,60 @@ async function rtpReceiver(ip: string): Promise<{ socket: Socket; port: number; 
   return { socket, port: socket.address().port, payloads };
 }
 
+/** Runs `command` in bash as a user pasting it would (bounded: killed after 60 s). */
+function bash(command: string): Promise<{ code: number | null; out: string }> {
+  return new Promise((res) => {
+    const child = spawn('bash', ['-c', command], { cwd: scratch, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
+    const timer = setTimeout(() => child.pid && process.kill(child.pid, 'SIGKILL'), 60_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      res({ code, out: out.trim() });
+    });
+  });
+}
+
+const basicAuth = (sid: string, token: string): string =>
+  `Basic ${Buffer.from(`${sid}:${token}`).toString('base64')}`;
+
 const rms = (pcm: Int16Array): number =>
   Math.sqrt(pcm.reduce((s, v) => s + v * v, 0) / Math.max(1, pcm.length));
 
 describe('npm run demo', () => {
   it('prints a try-it block with a sipp command and a baresip recipe for the demo number', () => {
-    expect(block).toContain(`sipp -sn uac -s ${NUMBER} -i 127.0.0.2 -m 1 -d 20000 127.0.0.1:${sipPort}`);
+    expect(block).toContain(`sipp -sn uac -s ${NUMBER} -i 127.0.0.2 -m 1 -d 8000 127.0.0.1:${sipPort}`);
     expect(block).toContain(`<sip:alice@127.0.0.1:${sipPort};transport=udp>;auth_pass=alice-password`);
     expect(block).toContain(`/dial ${NUMBER}`);
     // Without espeak-ng the demo says how its greeting is played and how to get speech.
     expect(output).toMatch(/espeak-ng\/sox not installed: the greeting is a bundled recording/);
   });
+
+  it('the printed sipp command places a call that is answered and completes', async () => {
+    const line = block.split('\n').find((l) => l.trim().startsWith('sipp '));
+    expect(line).toBeDefined();
+    // As pasted, plus -nostdin (no terminal here); bounded by sipp's own -timeout.
+    const r = await bash(`${(line as string).trim()} -nostdin -timeout 40s -timeout_error`);
+    expect(r).toMatchObject({ code: 0 });
+    const { sid, token } = credentials(block);
+    const calls = await until(
+      async () => {
+        const res = await fetch(
+          `http://127.0.0.1:${httpPort}/2012-04-24/Accounts/${sid}/Calls.json?To=${encodeURIComponent(NUMBER)}`,
+          { headers: { authorization: basicAuth(sid, token) } },
+        );
+        return ((await res.json()) as { calls: { status: string; from: string }[] }).calls;
+      },
+      (c) => c.some((x) => x.status === 'completed'),
+      15_000,
+    );
+    expect(calls.map((c) => c.status)).toContain('completed');
+  }, 60_000);
 
   it('every printed REST example works when pasted into bash', async () => {
     const curls = printedCurls(block);
@@ -140,24 +183,12 @@ describe('npm run demo', () => {
     const curl = which('curl', process.env.PATH);
     expect(curl).not.toBeNull();
     for (const command of curls) {
-      const r = await new Promise<{ code: number | null; out: string }>((res) => {
-        const child = spawn('bash', ['-c', `${command} -sS -o /dev/null -w '%{http_code}'`], {
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let out = '';
-        child.stdout.on('data', (d) => {
-          out += d;
-        });
-        child.stderr.on('data', (d) => {
-          out += d;
-        });
-        child.on('close', (code) => res({ code, out }));
-      });
+      const r = await bash(`${command} -sS -o /dev/null -w '%{http_code}'`);
       expect({ command, ...r }).toMatchObject({ code: 0, out: expect.stringMatching(/^20[01]$/) });
     }
     // The SMS example's From kept its '+' (with -d it would arrive as a space).
     const { sid, token } = credentials(block);
-    const auth = `Basic ${Buffer.from(`${sid}:${token}`).toString('base64')}`;
+    const auth = basicAuth(sid, token);
     const list = await fetch(`http://127.0.0.1:${httpPort}/2012-04-24/Accounts/${sid}/SMS/Messages.json`, {
       headers: { authorization: auth },
     });
@@ -192,7 +223,7 @@ describe('npm run demo', () => {
     await waitForOutput(/demo IVR: call (CA[0-9a-f]{32}) pressed 1\b/, 10_000);
     const callSid = (/demo IVR: call (CA[0-9a-f]{32}) pressed 1\b/.exec(output) as RegExpExecArray)[1];
     const { sid, token } = credentials(block);
-    const auth = `Basic ${Buffer.from(`${sid}:${token}`).toString('base64')}`;
+    const auth = basicAuth(sid, token);
     const call = await until(
       async () => {
         const res = await fetch(

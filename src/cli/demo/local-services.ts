@@ -166,11 +166,6 @@ export async function startPrivateRedis(dir: string, port: number): Promise<Loca
   };
 }
 
-/** Whether redis-server is on PATH. */
-export function hasRedisServer(): boolean {
-  return runSync(['redis-server', '--version']).ok;
-}
-
 /** Whether an executable named `bin` is on PATH. */
 export function onPath(bin: string): boolean {
   return (process.env.PATH ?? '').split(delimiter).some((dir) => {
@@ -182,4 +177,59 @@ export function onPath(bin: string): boolean {
       return false;
     }
   });
+}
+
+/** Where the demo looks for Postgres/Redis first, and where private instances go otherwise. */
+export interface DemoStorageOptions {
+  readonly dataDir: string;
+  readonly database: string;
+  readonly postgres: { readonly host: string; readonly port: number; readonly privatePort: number };
+  readonly redis: { readonly host: string; readonly port: number; readonly privatePort: number };
+}
+
+/** What `demoStorage` decided: the URLs to use, lines to print, and what to stop on exit. */
+export interface DemoStorage {
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  readonly notes: readonly string[];
+  readonly stop: () => Promise<void>;
+}
+
+/**
+ * DATABASE_URL / REDIS_URL from `env` win. Otherwise the default addresses are used when something
+ * answers there, else a private instance under `dataDir` when the binaries are installed, else the
+ * default address anyway (the server then stops with its one-line hint).
+ */
+export async function demoStorage(env: NodeJS.ProcessEnv, o: DemoStorageOptions): Promise<DemoStorage> {
+  const notes: string[] = [];
+  const started: LocalService[] = [];
+  const stop = async (): Promise<void> => {
+    for (const s of started.splice(0).reverse()) await s.stop().catch(() => {});
+  };
+  try {
+    let databaseUrl = env.DATABASE_URL ?? `postgres://${o.postgres.host}:${o.postgres.port}/${o.database}`;
+    if (!env.DATABASE_URL && !(await answers(o.postgres.host, o.postgres.port)) && postgresBinDir()) {
+      const pg = await startPrivatePostgres(join(o.dataDir, 'postgres'), o.postgres.privatePort, o.database);
+      if (pg.started) started.push(pg);
+      databaseUrl = pg.url;
+      notes.push(
+        `Postgres: nothing answers on ${o.postgres.host}:${o.postgres.port}; ` +
+          `using a private instance in ${pg.dir} on port ${pg.port}`,
+      );
+    }
+    let redisUrl = env.REDIS_URL ?? `redis://${o.redis.host}:${o.redis.port}`;
+    if (!env.REDIS_URL && !(await answers(o.redis.host, o.redis.port)) && onPath('redis-server')) {
+      const redis = await startPrivateRedis(join(o.dataDir, 'redis'), o.redis.privatePort);
+      if (redis.started) started.push(redis);
+      redisUrl = redis.url;
+      notes.push(
+        `Redis: nothing answers on ${o.redis.host}:${o.redis.port}; ` +
+          `using a private instance in ${redis.dir} on port ${redis.port}`,
+      );
+    }
+    return { databaseUrl, redisUrl, notes, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }

@@ -92,8 +92,8 @@ export function tryItBlock(o: TryItInput): string {
   return [
     TRY_IT_BEGIN,
     `Call the demo number ${o.number}: a greeting, press a key, hear it said back, leave a message.`,
-    '  With sipp (answers, holds 20 s, hangs up; no audio of its own):',
-    `  sipp -sn uac -s ${shellQuote(o.number)} -i ${peerIp} -m 1 -d 20000 ${o.sip}`,
+    '  With sipp (the call is answered; sipp hangs up after 8 s and plays no audio of its own):',
+    `  sipp -sn uac -s ${shellQuote(o.number)} -i ${peerIp} -m 1 -d 8000 ${o.sip}`,
     '  With baresip (hear it, press keys): put this line in ~/.baresip/accounts',
     `  <sip:${o.client.login}@${o.sip};transport=udp>;auth_pass=${o.client.password}`,
     `  then start baresip and type: /dial ${o.number}`,
