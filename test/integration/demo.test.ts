@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { which } from '../../ops/lib/prerequisites.js';
 import { TRY_IT_BEGIN, TRY_IT_END } from '../../src/cli/demo/try-it.js';
 import { decodeG711 } from '../../src/media/engine/g711.js';
+import { Baresip } from '../support/baresip.js';
 import { createNamespace, type TestNamespace } from '../support/namespace.js';
 import { freePort, runSipp } from '../support/sipp.js';
 import { until } from '../support/until.js';
@@ -175,6 +176,41 @@ describe('npm run demo', () => {
       15_000,
     );
     expect(calls.map((c) => c.status)).toContain('completed');
+  }, 60_000);
+
+  it('the printed baresip recipe registers alice and her /dial reaches the IVR', async () => {
+    const account = /<(sip:[^>]+)>;auth_pass=(\S+)/.exec(block);
+    const dial = /\/dial (\S+)/.exec(block);
+    expect(account && dial).toBeTruthy();
+    const phone = new Baresip({
+      aor: account![1] as string,
+      password: account![2] as string,
+      regint: 600,
+      maxSeconds: 60,
+    });
+    const answered = (output.match(/demo IVR: call CA[0-9a-f]{32} answered/g) ?? []).length;
+    try {
+      await phone.start();
+      // Registered (it may happen before the control connection is up, so ask rather than wait).
+      const reg = await until(
+        () => phone.command('reginfo'),
+        (r) => /OK[\s\S]*Expires [1-9]/.test(String(r.data)),
+        10_000,
+      );
+      expect(String(reg.data)).toMatch(/OK[\s\S]*Expires [1-9]/);
+
+      // What the user types after "/dial", given to baresip's own dial command.
+      await phone.command('dial', dial![1] as string);
+      await phone.waitForEvent('CALL_ESTABLISHED', 15_000);
+      await waitForOutput(
+        new RegExp(`(demo IVR: call CA[0-9a-f]{32} answered[\\s\\S]*){${answered + 1}}`),
+        10_000,
+      );
+      await phone.command('hangup');
+      await phone.waitForEvent('CALL_CLOSED', 10_000);
+    } finally {
+      await phone.stop();
+    }
   }, 60_000);
 
   it('every printed REST example works when pasted into bash', async () => {
