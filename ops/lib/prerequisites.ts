@@ -24,6 +24,8 @@ export interface PrerequisiteOptions {
   /** Progress lines (installing, starting); default stderr. */
   readonly log?: (line: string) => void;
   readonly tools?: readonly SystemTool[];
+  /** Whether we run as root (may install and start services); default: the real uid is 0. */
+  readonly root?: boolean;
 }
 
 /** Where `bin` is on `path` (an executable file), or null. */
@@ -134,7 +136,7 @@ export async function ensurePrerequisites(o: PrerequisiteOptions = {}): Promise<
   const env = o.env ?? process.env;
   const log = o.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const forbidden = env.SWITCHBOARD_NO_INSTALL === '1';
-  const root = process.getuid?.() === 0;
+  const root = o.root ?? process.getuid?.() === 0;
   const apt = which('apt-get', env.PATH) !== null;
   const mayChange = !forbidden && root;
 

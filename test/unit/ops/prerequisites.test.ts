@@ -4,7 +4,7 @@
  * both the script on its own and a whole `vitest run` (whose globalSetup calls it).
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,5 +92,45 @@ describe('test prerequisites', () => {
 
   it('passes on this machine when every tool is present and the services answer', async () => {
     await expect(ensurePrerequisites({ env: process.env, log: () => {} })).resolves.toBeUndefined();
+  });
+});
+
+describe('installing what is missing', () => {
+  it('as root with apt-get, runs apt-get update then install with the missing packages, then re-checks', async () => {
+    const dir = await pathWithout('sipp');
+    const calls = join(dir, 'apt-calls.log');
+    // A stand-in apt-get: records its arguments and "installs" sipp into this PATH directory.
+    await writeFile(
+      join(dir, 'apt-get'),
+      `#!/bin/sh\necho "$DEBIAN_FRONTEND $*" >> ${calls}\ncase "$*" in *install*) printf '#!/bin/sh\\n' > ${dir}/sipp; /bin/chmod +x ${dir}/sipp;; esac\n`,
+      { mode: 0o755 },
+    );
+    const log: string[] = [];
+    try {
+      await ensurePrerequisites({ env: { ...process.env, PATH: dir }, root: true, log: (l) => log.push(l) });
+      expect(log).toEqual(['switchboard: installing sip-tester (missing sipp)']);
+      expect((await readFile(calls, 'utf8')).trim().split('\n')).toEqual([
+        'noninteractive update -qq',
+        'noninteractive install -y -qq --no-install-recommends sip-tester',
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('not as root: names the command with sudo and installs nothing', async () => {
+    const dir = await pathWithout('sipp');
+    try {
+      const err = await ensurePrerequisites({
+        env: { ...process.env, PATH: dir },
+        root: false,
+        log: () => {},
+      }).catch((e: unknown) => e);
+      expect((err as Error).message).toMatch(
+        /install with: sudo apt-get install -y --no-install-recommends sip-tester$/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
