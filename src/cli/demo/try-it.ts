@@ -78,9 +78,12 @@ export function renderCurl(args: readonly string[]): string {
 
 /** The whole block as printed (between TRY_IT_BEGIN and TRY_IT_END). */
 export function tryItBlock(o: TryItInput): string {
-  const [sipHost] = o.sip.split(':');
-  // sipp binds another loopback address than the server's (both on one host otherwise clash).
-  const peerIp = sipHost === '127.0.0.1' ? '127.0.0.2' : '0.0.0.0';
+  const [host = '127.0.0.1', port = '5080'] = o.sip.split(':');
+  // A wildcard listener is reached on loopback; there sipp binds another loopback address than
+  // the server's (sharing one address and port range with it clashes).
+  const target = host === '0.0.0.0' ? '127.0.0.1' : host;
+  const peer = target.startsWith('127.') ? ` -i ${target === '127.0.0.2' ? '127.0.0.3' : '127.0.0.2'}` : '';
+  const sip = `${target}:${port}`;
   const indent = (text: string): string =>
     text
       .split('\n')
@@ -93,9 +96,9 @@ export function tryItBlock(o: TryItInput): string {
     TRY_IT_BEGIN,
     `Call the demo number ${o.number}: a greeting, press a key, hear it said back, leave a message.`,
     '  With sipp (the call is answered; sipp hangs up after 8 s and plays no audio of its own):',
-    `  sipp -sn uac -s ${shellQuote(o.number)} -i ${peerIp} -m 1 -d 8000 ${o.sip}`,
+    `  sipp -sn uac -s ${shellQuote(o.number)}${peer} -m 1 -d 8000 ${sip}`,
     '  With baresip (hear it, press keys): put this line in ~/.baresip/accounts',
-    `  <sip:${o.client.login}@${o.sip};transport=udp>;auth_pass=${o.client.password}`,
+    `  <sip:${o.client.login}@${sip};transport=udp>;auth_pass=${o.client.password}`,
     `  then start baresip and type: /dial ${o.number}`,
     '',
     'REST (paste as is):',

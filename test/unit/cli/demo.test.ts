@@ -7,7 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseMarkup } from '../../../src/actors/interpreter/markup/parser.js';
 import { GREETING_WAV, ivrMarkup } from '../../../src/cli/demo/ivr.js';
-import { renderCurl, shellQuote } from '../../../src/cli/demo/try-it.js';
+import { renderCurl, shellQuote, tryItBlock } from '../../../src/cli/demo/try-it.js';
 import { readEngineWav } from '../../../src/media/engine/wav.js';
 
 const verbs = (xml: string): string[] => {
@@ -54,5 +54,30 @@ describe('try-it shell rendering', () => {
     expect(text.split('\n').length).toBeGreaterThan(1);
     const echoed = spawnSync('bash', ['-c', text.replace(/^curl/, "printf '%s\\n'")], { encoding: 'utf8' });
     expect(echoed.stdout.split('\n').slice(0, -1)).toEqual(args);
+  });
+});
+
+describe('try-it block', () => {
+  const input = {
+    base: 'http://127.0.0.1:8080',
+    accountSid: `AC${'1'.repeat(32)}`,
+    authToken: 'f'.repeat(32),
+    number: '+15550100001',
+    client: { login: 'alice', password: 'alice-password' },
+    smsTo: '+15551234567',
+  };
+
+  it('calls a wildcard SIP listener on loopback from another loopback address', () => {
+    const text = tryItBlock({ ...input, sip: '0.0.0.0:5080' });
+    expect(text).toContain('sipp -sn uac -s +15550100001 -i 127.0.0.2 -m 1 -d 8000 127.0.0.1:5080');
+    expect(text).toContain('<sip:alice@127.0.0.1:5080;transport=udp>;auth_pass=alice-password');
+  });
+
+  it('sends every value holding a + with --data-urlencode, never -d', () => {
+    const text = tryItBlock({ ...input, sip: '127.0.0.1:5080' });
+    const rest = text.slice(text.indexOf('REST'));
+    expect(rest).toContain('curl ');
+    expect(rest).not.toMatch(/(^|\s)(-d|--data)\s/m);
+    expect(text).toContain('--data-urlencode From=+15550100001');
   });
 });
