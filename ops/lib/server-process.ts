@@ -6,6 +6,7 @@ import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process'
 import { resolve } from 'node:path';
 import type { TestNamespace } from './namespace.js';
 import { freePort } from './ports.js';
+import { spawned } from './tools.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -57,6 +58,7 @@ export async function startServerProcess(
     },
     stdio: opts.stdio ?? ['ignore', 'ignore', 'inherit'],
   });
+  await spawned(child, 'node');
   const auth = `Basic ${Buffer.from(`${opts.admin.email}:${opts.admin.password}`).toString('base64')}`;
   for (let i = 0; i < 150 && child.exitCode === null; i++) {
     await new Promise((r) => setTimeout(r, 200));
@@ -69,6 +71,6 @@ export async function startServerProcess(
       // not listening yet
     }
   }
-  child.kill('SIGTERM');
-  throw new Error('server process did not start');
+  if (child.exitCode === null && child.pid) process.kill(child.pid, 'SIGTERM');
+  throw new Error(`server process did not start (exit code ${child.exitCode})`);
 }
