@@ -1,5 +1,5 @@
 /**
- * A local SMSC simulator for demos (issue 7 item 7), reusing the test SMSC (test/support/smsc.ts).
+ * A local SMSC simulator for demos (issue 7 item 7), on the scriptable SMSC of ops/lib/smsc.ts.
  *
  *   npx tsx ops/smsc-simulator.ts
  *
@@ -8,7 +8,7 @@
  * submits answered ESME_RTHROTTLED, default 0), SMSC_MO_EVERY_MS (send an MO "ping" every N ms to
  * bound ESMEs, default off). Prints the SMPP_URL to use and one line per received PDU. Ctrl-C stops.
  */
-import { TestSmsc } from '../test/support/smsc.js';
+import { TestSmsc } from './lib/smsc.js';
 
 const env = process.env;
 const systemId = env.SMSC_SYSTEM_ID ?? 'switchboard';

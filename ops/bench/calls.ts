@@ -18,8 +18,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNamespace } from '../../test/support/namespace.js';
-import { freePort } from '../../test/support/sipp.js';
+import { createNamespace } from '../lib/namespace.js';
+import { freePort } from '../lib/ports.js';
+import { spawned } from '../lib/tools.js';
 import {
   ADMIN,
   collectedMemory,
@@ -103,6 +104,7 @@ async function main() {
     { stdio: 'ignore' },
   );
   try {
+    await spawned(uas, 'sipp');
     const me = await api(httpPort, '/Accounts/bench%40example.test.json', null);
     const numbers = { pause: '+15558000001', dial: '+15558000002', hold: '+15558000003' };
     for (const [path, number] of Object.entries(numbers))

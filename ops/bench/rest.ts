@@ -9,7 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
-import { createNamespace } from '../../test/support/namespace.js';
+import { createNamespace } from '../lib/namespace.js';
 import { startServer } from './support.js';
 
 const arg = (name: string, fallback: number) => {

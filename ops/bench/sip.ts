@@ -17,8 +17,8 @@ import { newSid, SidPrefix } from '../../src/ids.js';
 import { digestHa1 } from '../../src/sip/digest.js';
 import { PgClientStore } from '../../src/store/postgres/client-repository.js';
 import { openDb, sql } from '../../src/store/postgres/db.js';
-import { createNamespace } from '../../test/support/namespace.js';
-import { freePort } from '../../test/support/sipp.js';
+import { createNamespace } from '../lib/namespace.js';
+import { freePort } from '../lib/ports.js';
 import { cpuSeconds, PEER_IP, percentile, ROOT, SERVER_IP, sipp, startServer } from './support.js';
 
 const arg = (name: string, fallback: string) => {

@@ -11,7 +11,7 @@
 import { pino } from 'pino';
 import { SmppCarrierLink } from '../../src/smpp/link.js';
 import { parseSmppUrl } from '../../src/smpp/url.js';
-import { TestSmsc } from '../../test/support/smsc.js';
+import { TestSmsc } from '../lib/smsc.js';
 
 const n = Number(process.env.BENCH_N ?? 5000);
 const window = Number(process.env.BENCH_WINDOW ?? 50);

@@ -13,8 +13,8 @@
 import { once } from 'node:events';
 import autocannon from 'autocannon';
 import { openDb, sql } from '../../src/store/postgres/db.js';
-import { createNamespace } from '../../test/support/namespace.js';
-import { TestSmsc } from '../../test/support/smsc.js';
+import { createNamespace } from '../lib/namespace.js';
+import { TestSmsc } from '../lib/smsc.js';
 import { startServer } from './support.js';
 
 const arg = (name: string, fallback: number) => {

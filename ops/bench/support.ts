@@ -8,9 +8,10 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import WebSocket from 'ws';
-import type { createNamespace } from '../../test/support/namespace.js';
-import { type ServerProcess, startServerProcess } from '../../test/support/server-process.js';
-import { freePort } from '../../test/support/sipp.js';
+import type { createNamespace } from '../lib/namespace.js';
+import { freePort } from '../lib/ports.js';
+import { type ServerProcess, startServerProcess } from '../lib/server-process.js';
+import { spawned } from '../lib/tools.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const SERVER_IP = '127.0.0.1';
@@ -73,6 +74,7 @@ export async function sipp(args: string[], scenario: string | null): Promise<Sip
       full.push('-sf', scenario);
     }
     const child = spawn('sipp', full, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    await spawned(child, 'sipp');
     let stderr = '';
     child.stderr.on('data', (d) => {
       stderr += d;

@@ -1,6 +1,6 @@
 /**
  * Our own typings for the parts of npm `smpp` 0.5.1 that Switchboard uses (the package ships none).
- * Only src/smpp, test/support/smsc.ts and ops/smsc-simulator.ts may import `smpp`.
+ * Only src/smpp and ops/lib/smsc.ts (the scriptable SMSC of the tests, the demo and the benchmarks) may import `smpp`.
  * SMPP v3.4 / v5.0 field names are kept as the library spells them (snake_case).
  */
 declare module 'smpp' {

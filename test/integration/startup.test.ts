@@ -1,6 +1,7 @@
 /** The process refuses to start with one clear line when a dependency or a setting is wrong. */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { createNamespace, databaseExists } from '../support/namespace.js';
 
 function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
@@ -32,13 +33,17 @@ describe('start-up failures', () => {
   });
 
   it('Redis unreachable: exits non-zero with one line naming the URL and how to start it', async () => {
-    const r = await runMain({
-      DATABASE_URL: `postgres://127.0.0.1:5432/sbtest_startup_${process.pid}`,
-      REDIS_URL: 'redis://127.0.0.1:1',
-    });
-    expect(r.code).toBe(1);
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1.*redis-server/);
+    // The process creates its database before it reaches Redis: the namespace drops it again.
+    const ns = await createNamespace('startup');
+    try {
+      const r = await runMain({ DATABASE_URL: ns.databaseUrl, REDIS_URL: 'redis://127.0.0.1:1' });
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1.*redis-server/);
+    } finally {
+      await ns.dispose();
+    }
+    expect(await databaseExists(ns.databaseUrl)).toBe(false);
   });
 
   it('a bad setting: exits 2 naming the variable', async () => {

@@ -9,7 +9,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isFree } from './sipp.js';
+import { freePortBlock } from '../../ops/lib/ports.js';
+import { spawned } from '../../ops/lib/tools.js';
 
 const MODULES = '/usr/lib/baresip/modules';
 
@@ -93,6 +94,12 @@ export class Baresip {
       this.output += d;
     });
     this.exited = new Promise((res) => child.on('close', (code) => res(code)));
+    // Not installed: reject now rather than polling a control port nobody will open.
+    await spawned(child, 'baresip').catch(async (err) => {
+      this.child = null;
+      await rm(this.dir, { recursive: true, force: true });
+      throw err;
+    });
     // ctrl_tcp comes up shortly after start.
     const end = Date.now() + 5000;
     while (!this.ctrl && Date.now() < end) {
@@ -169,15 +176,4 @@ export class Baresip {
     this.ctrl?.destroy();
     if (this.dir) await rm(this.dir, { recursive: true, force: true });
   }
-}
-
-/** `n` consecutive ports free for UDP and TCP on `ip` (random base, bounded tries). */
-async function freePortBlock(ip: string, n: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 40_000 + Math.floor(Math.random() * 20_000);
-    let ok = true;
-    for (let p = base; p < base + n && ok; p++) ok = await isFree(ip, p);
-    if (ok) return base;
-  }
-  throw new Error('no free port block');
 }

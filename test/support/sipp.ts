@@ -4,11 +4,13 @@
  * Scenarios live in test/fixtures/sipp, one per behaviour.
  */
 import { spawn } from 'node:child_process';
-import { createSocket } from 'node:dgram';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { freePort } from '../../ops/lib/ports.js';
+import { spawned } from '../../ops/lib/tools.js';
+
+export { freePort, isFree } from '../../ops/lib/ports.js';
 
 export const SIPP_DIR = resolve(import.meta.dirname, '../fixtures/sipp');
 
@@ -39,37 +41,6 @@ export interface SippResult {
   readonly localPort: number;
 }
 
-/** Whether `port` is free for both UDP and TCP on `ip`. */
-export async function isFree(ip: string, port: number): Promise<boolean> {
-  const udp = await new Promise<boolean>((res) => {
-    const s = createSocket('udp4');
-    s.once('error', () => res(false));
-    s.bind(port, ip, () => s.close(() => res(true)));
-  });
-  if (!udp) return false;
-  return new Promise<boolean>((res) => {
-    const srv = createServer();
-    srv.once('error', () => res(false));
-    srv.listen(port, ip, () => srv.close(() => res(true)));
-  });
-}
-
-/** A port free for both UDP and TCP on `ip`. */
-export async function freePort(ip = '127.0.0.2'): Promise<number> {
-  for (let i = 0; i < 20; i++) {
-    const port = await new Promise<number>((res, rej) => {
-      const s = createSocket('udp4');
-      s.once('error', rej);
-      s.bind(0, ip, () => {
-        const p = s.address().port;
-        s.close(() => res(p));
-      });
-    });
-    if (await isFree(ip, port)) return port;
-  }
-  throw new Error('no free port');
-}
-
 export interface SippProcess {
   readonly localPort: number;
   readonly done: Promise<SippResult>;
@@ -96,6 +67,8 @@ export async function startSipp(o: SippOptions): Promise<SippProcess> {
   for (const [k, v] of Object.entries(o.keys ?? {})) args.push('-key', k, v);
   args.push(...(o.extra ?? []));
   const child = spawn('sipp', args, { cwd: SIPP_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A sipp that cannot start (not installed) rejects here instead of leaving callers waiting.
+  const started = spawned(child, 'sipp');
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => {
@@ -111,6 +84,12 @@ export async function startSipp(o: SippOptions): Promise<SippProcess> {
       res({ code, stdout, stderr, errors, localPort });
     });
   });
+  try {
+    await started;
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
   // Give sipp a moment to bind before callers use it.
   await new Promise((r) => setTimeout(r, 150));
   return {

@@ -1,7 +1,7 @@
 /**
  * Play-URL download cache. Audio is fetched with a size cap (Content-Length checked before the
- * body, bytes counted while streaming), converted to 8 kHz mono WAV by sox, and kept on disk keyed
- * by URL + validator (ETag, else Last-Modified). Each play revalidates with a conditional GET
+ * body, bytes counted while streaming), converted to 8 kHz mono WAV by sox unless it already is one,
+ * and kept on disk keyed by URL + validator (ETag, else Last-Modified). Each play revalidates with a conditional GET
  * (RFC 9110 §13.1: If-None-Match / If-Modified-Since); 304 reuses the file, a fetch error falls
  * back to a cached copy. The directory is bounded to `maxBytes`, least recently used evicted first.
  * Requests go through `httpGet` (SSRF policy, pinned addresses, bounded redirects).
@@ -15,6 +15,7 @@ import { MEDIA } from './constants.js';
 import { soxTo8kWav } from './convert.js';
 import { PlayError } from './errors.js';
 import { type HttpResponse, httpGet } from './http-get.js';
+import { readEngineWav } from './wav.js';
 
 interface Entry {
   readonly url: string;
@@ -51,6 +52,15 @@ export function sniffAudioType(head: Uint8Array, contentType: string | null): st
   const ct = (contentType ?? '').toLowerCase();
   if (ct.includes('basic') || ct.includes('ulaw') || ct.includes('mulaw')) return 'ul';
   return null;
+}
+
+/** Largest download checked for being in the engine's format already (it is read whole). */
+const DIRECT_WAV_MAX_BYTES = 16 * 1024 * 1024;
+
+/** Whether a downloaded WAV is already 8 kHz mono PCM/G.711 (no conversion needed). */
+async function isEngineWav(path: string): Promise<boolean> {
+  if ((await stat(path)).size > DIRECT_WAV_MAX_BYTES) return false;
+  return readEngineWav(await readFile(path)).ok;
 }
 
 /** Downloads, converts and caches Play URLs (see the file header). */
@@ -174,8 +184,13 @@ export class UrlCache {
       await fh.close();
       const type = sniffAudioType(head, contentType);
       if (!type) throw new PlayError('not-audio', `${url} is not a recognised audio format`);
-      const r = await soxTo8kWav(download, converted, type);
-      if (r.code !== 0) throw new PlayError('not-audio', `sox could not decode ${url}: ${r.stderr.trim()}`);
+      if (type === 'wav' && (await isEngineWav(download))) {
+        // Already 8 kHz mono: kept as downloaded, so such prompts play even where sox is missing.
+        await rename(download, converted);
+      } else {
+        const r = await soxTo8kWav(download, converted, type);
+        if (r.code !== 0) throw new PlayError('not-audio', `sox could not decode ${url}: ${r.stderr.trim()}`);
+      }
       const bytes = (await stat(converted)).size;
       await rename(converted, this.wavPath(key));
       const previous = this.entries.get(url);

@@ -111,4 +111,23 @@ describe('UrlCache', () => {
     expect(requests.at(-1)).toMatchObject({ url: '/a1.wav', inm: '"e1"' });
     expect(warm.totalBytes).toBeGreaterThan(30_000);
   });
+
+  it('keeps a WAV already at 8 kHz mono as downloaded: it plays where sox is not installed', async () => {
+    const path = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      const cache = new UrlCache({
+        dir: join(dir, 'nosox'),
+        maxBytes: 10 ** 7,
+        maxDownloadBytes: 10 ** 6,
+        logger: pino({ level: 'silent' }),
+        blockPrivate: false,
+      });
+      const file = await cache.get(`${base}/direct7.wav`);
+      const pcm = readEngineWav(await readFile(file));
+      expect(pcm.ok && pcm.pcm.length).toBe(8000);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
 });

@@ -3,7 +3,7 @@
  * Test Message"): a base64 text block, between "-- BEGIN MESSAGE ARCHIVE --" and "-- END MESSAGE ARCHIVE --",
  * of a gzip-compressed tar archive holding one <name>.dat file per message.
  *
- *   npx tsx ops/tools/rfc4475-extract.ts <rfc4475.txt | archive.b64> [--out DIR] [--check]
+ *   npx tsx test/support/rfc4475-extract.ts <rfc4475.txt | archive.b64> [--out DIR] [--check]
  *
  * The input is either the whole RFC text or just the archive block (test/fixtures/rfc4475/archive.b64).
  * Without --check it writes, into DIR (default test/fixtures/rfc4475): <name>.dat for each of the 49
@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
-import { TORTURE_CASES } from '../../test/support/rfc4475.js';
+import { TORTURE_CASES } from './rfc4475.js';
 
 const BEGIN = '-- BEGIN MESSAGE ARCHIVE --';
 const END = '-- END MESSAGE ARCHIVE --';
@@ -86,7 +86,7 @@ function main(): number {
   const input = positionals[0];
   if (!input || positionals.length > 1) {
     console.error(
-      'usage: tsx ops/tools/rfc4475-extract.ts <rfc4475.txt | archive.b64> [--out DIR] [--check]',
+      'usage: tsx test/support/rfc4475-extract.ts <rfc4475.txt | archive.b64> [--out DIR] [--check]',
     );
     return 2;
   }
