@@ -123,6 +123,7 @@ const fixtures: Record<string, (acct: { sid: string; creds: Credentials }) => Pr
       forwardedFrom: null,
       callerName: null,
       sipCallId: null,
+      sipResponseCode: null,
       dateCreated: now,
       dateUpdated: now,
     });
