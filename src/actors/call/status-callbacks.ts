@@ -7,7 +7,7 @@
  * - Parameters: those of a voice markup request (CallSid, AccountSid, From, To, CallStatus,
  *   ApiVersion, Direction, ForwardedFrom, CallerName) plus CallbackSource=call-progress-events,
  *   SequenceNumber (0, 1, … per call in the order sent), Timestamp (RFC 2822, UTC) and, on
- *   completed, CallDuration (seconds) — Twilio's names.
+ *   completed, CallDuration (seconds) and SipResponseCode when known — Twilio's names.
  */
 import { rfc2822 } from '../../dates.js';
 import type { CallDirection, CallStatus } from '../../store/call-store.js';
@@ -64,6 +64,8 @@ export interface ProgressCall {
   readonly apiVersion: string;
   readonly forwardedFrom: string | null;
   readonly callerName: string | null;
+  /** Final SIP status of the leg's INVITE, when known (sent with the completed event). */
+  readonly sipResponseCode?: number | null;
 }
 
 /** The call parameters every voice request carries (spec §Events: "all parameters of a voice request"). */
@@ -95,6 +97,9 @@ export function progressParams(
     SequenceNumber: String(sequence),
     Timestamp: rfc2822(new Date(at)),
     ...(durationSeconds !== undefined ? { CallDuration: String(durationSeconds) } : {}),
+    ...(durationSeconds !== undefined && call.sipResponseCode != null
+      ? { SipResponseCode: String(call.sipResponseCode) }
+      : {}),
   };
 }
 

@@ -96,9 +96,22 @@ describe('a failed REST call says why', () => {
 
   it('busy keeps its 486 on the record; an answered call has 200', async () => {
     const busyUas = await startSipp({ scenario: 'uas-busy-expect-ack.xml', localIp: '127.0.0.3' });
-    const busy = await createCall(`sip:bob@127.0.0.3:${busyUas.localPort}`);
+    const busy = await createCall(`sip:bob@127.0.0.3:${busyUas.localPort}`, {
+      StatusCallback: `${hooks.origin}/status`,
+    });
     expect(await ended(busy)).toMatchObject({ status: 'busy', sip_response_code: 486 });
     await busyUas.done;
+    // The completed callback carries it too (Twilio's SipResponseCode).
+    const [last] = await until(
+      () =>
+        hooks
+          .requestsTo('/status')
+          .map((r) => new URLSearchParams(r.rawBody.toString()))
+          .filter((f) => f.get('CallSid') === busy),
+      (l) => l.length > 0,
+    );
+    expect(last?.get('CallStatus')).toBe('busy');
+    expect(last?.get('SipResponseCode')).toBe('486');
     const uas = await startSipp({ scenario: 'uas-answer-then-bye.xml', localIp: '127.0.0.3' });
     const ok = await createCall(`sip:bob@127.0.0.3:${uas.localPort}`);
     expect(await ended(ok)).toMatchObject({ status: 'completed', sip_response_code: 200 });
