@@ -25,6 +25,7 @@ import {
   MARKUP_NOTIFICATION_CODES,
   type MarkupCase,
   markupCase,
+  SERIAL_MUTATIONS,
 } from '../../support/fuzz/markup.js';
 import { API, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
 import { runSipp } from '../../support/sipp.js';
@@ -162,7 +163,8 @@ describe(`markup fuzz (seed ${SEED})`, () => {
   it(`${REAL_CALLS} real calls from sipp: Notification, clean end, nothing left live`, async () => {
     const target = `127.0.0.1:${ts.server.sip!.stack.port}`;
     for (let i = 0; i < REAL_CALLS; i++) {
-      const c = markupCase(SEED, 100_000 + i);
+      // Every other call gets a document that still runs (warnings only): answered, verbs, hang-up.
+      const c = markupCase(SEED, 100_000 + i, i % 2 === 1 ? { exclude: SERIAL_MUTATIONS } : {});
       const path = `/call/${i}`;
       serve(path, c);
       const number = `+1555030${String(i).padStart(4, '0')}`;

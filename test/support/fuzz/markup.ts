@@ -115,7 +115,8 @@ const CONTROL = [
   '\ufffe',
   '\uffff',
 ];
-const STRUCTURAL: readonly MarkupMutation[] = [
+/** Mutations that leave a well-formed document: it runs, with 12200 warnings. */
+export const STRUCTURAL_MUTATIONS: readonly MarkupMutation[] = [
   MarkupMutation.UnknownVerb,
   MarkupMutation.BadAttribute,
   MarkupMutation.UnknownAttribute,
@@ -123,7 +124,8 @@ const STRUCTURAL: readonly MarkupMutation[] = [
   MarkupMutation.DeepNesting,
   MarkupMutation.HugeText,
 ];
-const SERIAL: readonly MarkupMutation[] = [
+/** Mutations of the bytes or the response: the document is refused (12100, 11750, 12300). */
+export const SERIAL_MUTATIONS: readonly MarkupMutation[] = [
   MarkupMutation.ControlCharacter,
   MarkupMutation.BadEncoding,
   MarkupMutation.Truncated,
@@ -150,8 +152,8 @@ export function markupCase(seed: number, index: number, options: MarkupCaseOptio
   const rng = mulberry32((seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
   const excluded = new Set(options.exclude ?? []);
   const maxText = options.maxTextBytes ?? 256 * 1024;
-  const structural = STRUCTURAL.filter((m) => !excluded.has(m));
-  const serial = SERIAL.filter((m) => !excluded.has(m));
+  const structural = STRUCTURAL_MUTATIONS.filter((m) => !excluded.has(m));
+  const serial = SERIAL_MUTATIONS.filter((m) => !excluded.has(m));
   const all = [...structural, ...serial];
   const chosen = new Set<MarkupMutation>([pick(rng, all)]);
   for (let extra = int(rng, 0, 2); extra > 0; extra--) chosen.add(pick(rng, all));
