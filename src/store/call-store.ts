@@ -46,6 +46,12 @@ export interface CallRecord {
   readonly forwardedFrom: string | null;
   readonly callerName: string | null;
   readonly sipCallId: string | null;
+  /**
+   * Final SIP response of the INVITE that made the leg (Twilio `SipResponseCode`): the far end's
+   * failure status, the one the server gave a call it could not send (480, 503, 403, 400), the one it
+   * refused an inbound leg with, or 200 once answered. Null while unknown.
+   */
+  readonly sipResponseCode: number | null;
   readonly dateCreated: Date;
   readonly dateUpdated: Date;
 }
@@ -53,7 +59,16 @@ export interface CallRecord {
 export type CallUpdate = Partial<
   Pick<
     CallRecord,
-    'status' | 'startTime' | 'endTime' | 'duration' | 'price' | 'answeredBy' | 'sipCallId' | 'to' | 'from'
+    | 'status'
+    | 'startTime'
+    | 'endTime'
+    | 'duration'
+    | 'price'
+    | 'answeredBy'
+    | 'sipCallId'
+    | 'sipResponseCode'
+    | 'to'
+    | 'from'
   >
 >;
 

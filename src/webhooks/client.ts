@@ -16,6 +16,7 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Logger } from '../logger.js';
 import { encodeForm, type Params, switchboardSignature, twilioSignature } from './signing.js';
+import { storableHeaders, storableText } from './storable-text.js';
 import {
   type WebhookErrorCode as Code,
   FailureKind,
@@ -315,13 +316,14 @@ export class WebhookClient {
       errorCode: CODE_BY_KIND[f.kind],
       log: next === 'none' ? 0 : 1,
       kind: f.kind,
-      messageText: f.message,
+      messageText: storableText(f.message),
       requestUrl: withoutCredentials(url),
       requestMethod: method,
       requestVariables: encodeForm(req.params),
       responseStatus: f.status ?? null,
-      responseHeaders: f.headers ?? {},
-      responseBody: f.body ?? '',
+      // What the server sent is kept readable and storable (no NUL), never dropped with the record.
+      responseHeaders: storableHeaders(f.headers ?? {}),
+      responseBody: storableText(f.body ?? ''),
       attempt,
       next,
       idempotencyToken: token,

@@ -2,7 +2,7 @@
  * Accounts over real HTTP against real Postgres and Redis: wire forms, authentication, roles,
  * status cascade, migration, restart and bad input (issue: Foundation).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API, type Credentials, httpRequest, startTestServer, type TestServer } from '../support/server.js';
 import { XMLParser } from '../support/xml.js';
 
@@ -397,6 +397,32 @@ describe('status cascade', () => {
     });
     expect(rename.status).toBe(409);
     expect(rename.json.code).toBe(20006);
+  });
+
+  it('closing a tree sends no event to an account actor that already stopped (no XState warning)', async () => {
+    const warn = vi.spyOn(console, 'warn');
+    try {
+      const p = await createAccount(ts.admin, {
+        EmailAddress: email('wp'),
+        Password: 'password-123',
+        Role: 'Administrator',
+      });
+      const c = await createAccount(p.creds, { EmailAddress: email('wc'), Password: 'password-123' });
+      // A suspension and a reactivation first: the child's actor is then rebuilt from its record.
+      for (const Status of ['suspended', 'active'])
+        expect((await ts.request('POST', `${API}/Accounts/${p.sid}.json`, { form: { Status } })).status).toBe(
+          200,
+        );
+      const closed = await ts.request('POST', `${API}/Accounts/${p.sid}.json`, {
+        form: { Status: 'closed' },
+      });
+      expect(closed.json.status).toBe('closed');
+      expect((await ts.request('GET', `${API}/Accounts/${c.sid}.json`)).json.status).toBe('closed');
+      const stopped = warn.mock.calls.filter((args) => String(args[0]).includes('stopped actor'));
+      expect(stopped).toEqual([]);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('keeps the account actor snapshot in Redis in step with the record', async () => {

@@ -29,6 +29,7 @@ function call(i: number, over: Partial<CallRecord> = {}): CallRecord {
     forwardedFrom: null,
     callerName: null,
     sipCallId: null,
+    sipResponseCode: null,
     dateCreated: created,
     dateUpdated: created,
     ...over,

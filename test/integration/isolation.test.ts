@@ -125,6 +125,7 @@ const fixtures: Record<string, (acct: { sid: string; creds: Credentials }) => Pr
       forwardedFrom: null,
       callerName: null,
       sipCallId: null,
+      sipResponseCode: null,
       dateCreated: now,
       dateUpdated: now,
     });

@@ -503,7 +503,9 @@ export class AccountService {
       if (eventSids.includes(row.sid)) {
         const ev = events.get(row.sid);
         const actor = await this.ensureActor(row, ev === undefined);
-        if (ev) actor.send(ev);
+        // An actor rebuilt from the row just written is already where the event leads (a closed one
+        // has even stopped): only an actor still at its old status takes the event.
+        if (ev && statusOf(actor.getSnapshot()) !== row.status) actor.send(ev);
         await this.persistSnapshot(actor);
       }
       await this.deps.bus

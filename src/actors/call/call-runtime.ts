@@ -118,6 +118,13 @@ class Session {
   detached = false;
   /** The parent/child leg it is bridged with by a `<Dial>`. */
   peer: string | null = null;
+  /** Final SIP status of the leg's INVITE so far (SipResponseCode), and why it failed when it did. */
+  sipResponse: {
+    readonly status: number;
+    readonly reason: string | null;
+    /** The server itself did not send the INVITE (no route, client not registered…). */
+    readonly local?: boolean;
+  } | null = null;
   /** StatusCallback given on modification: requested when the call ends. */
   endCallback: { readonly url: string; readonly method: HttpMethod } | null = null;
   readonly answered = deferred<boolean>();
@@ -772,6 +779,7 @@ export class CallRuntime {
       forwardedFrom: null,
       callerName: null,
       sipCallId: null,
+      sipResponseCode: null,
       dateCreated: now,
       dateUpdated: now,
       ...r,
@@ -891,15 +899,22 @@ export class CallRuntime {
         actor.send({ type: 'sip.dialog', dialog: persistedDialog(e.dialog) });
         this.sessions.get(e.legId)?.confirmed.resolve(true);
         return;
-      case 'sip.failed':
+      case 'sip.failed': {
+        const s = this.sessions.get(e.legId);
+        if (s) s.sipResponse = { status: e.status, reason: `${e.status} ${e.reason}`.trim() };
         actor.send({ type: 'sip.failed', status: e.status, at });
         return;
+      }
       case 'sip.bye':
         actor.send({ type: 'sip.bye', at });
         return;
-      case 'sip.cancel':
+      case 'sip.cancel': {
+        // The SIP layer answers the caller's CANCEL with 487.
+        const s = this.sessions.get(e.legId);
+        if (s && !s.sipResponse) s.sipResponse = { status: 487, reason: null };
         actor.send({ type: 'sip.cancel', at });
         return;
+      }
       case 'sip.ended':
         // A leg we did not end ourselves: no ACK for our 2xx, or its connection died.
         if (e.cause === 'ack-timeout' || e.cause === 'transport') actor.send({ type: 'sip.bye', at });
@@ -937,6 +952,7 @@ export class CallRuntime {
         this.deps.sip.hangUp(e.callSid);
         return;
       case 'sip.reject':
+        session.sipResponse = { status: e.status, reason: null };
         this.deps.sip.reject(e.callSid, e.status);
         return;
       case 'sip.answer':
@@ -956,6 +972,7 @@ export class CallRuntime {
     const sid = record.sid;
     const fail = (status: number, message: string) => {
       session.log.info({ status, message }, 'call not placed');
+      session.sipResponse = { status, reason: message, local: true };
       this.actors.get(sid)?.send({ type: 'sip.failed', status, at: Date.now() });
     };
     try {
@@ -1002,7 +1019,11 @@ export class CallRuntime {
   }
 
   private async onStatus(session: Session, status: CallStatus, at: number): Promise<void> {
-    const patch = status === CallStatus.InProgress ? { status, startTime: new Date(at) } : { status };
+    if (status === CallStatus.InProgress) session.sipResponse = { status: 200, reason: null };
+    const patch =
+      status === CallStatus.InProgress
+        ? { status, startTime: new Date(at), sipResponseCode: 200 }
+        : { status };
     session.record = { ...session.record, ...patch };
     await this.deps.calls.update(session.record.sid, patch).catch((err) => {
       session.log.warn({ err }, 'call record not updated');
@@ -1031,10 +1052,12 @@ export class CallRuntime {
     session.interpreter?.send({ type: 'call.ended' });
     this.deps.media.release(sid);
     const sipStatus = this.actors.get(sid)?.getSnapshot().context.sipStatus ?? null;
-    session.record = { ...session.record, status, endTime: new Date(at), duration };
+    const sipResponseCode = session.sipResponse?.status ?? null;
+    session.record = { ...session.record, status, endTime: new Date(at), duration, sipResponseCode };
+    if (status === CallStatus.Failed || session.sipResponse?.local) this.notifyFailed(session);
     await Promise.all([
       this.deps.calls
-        .update(sid, { status, endTime: new Date(at), duration })
+        .update(sid, { status, endTime: new Date(at), duration, sipResponseCode })
         .catch((err) => session.log.warn({ err }, 'call record not closed')),
       this.releaseSlot(session),
       this.deps.snapshots.delete('call', sid).catch(() => {}),
@@ -1056,6 +1079,25 @@ export class CallRuntime {
     ]);
     this.sessions.delete(sid);
     this.actors.evict(sid);
+  }
+
+  /**
+   * A leg that failed, or that the server could not send at all, tells its account why (the reason
+   * was only in the log): the SIP status and reason the far end gave, or why no INVITE went out (no
+   * route, client not registered, target refused or invalid). 13225 when a policy refused the target,
+   * else 13224. Busy and no answer from the far end are outcomes, not errors: no Notification.
+   */
+  private notifyFailed(session: Session): void {
+    const r = session.record;
+    const failure = session.sipResponse;
+    const why = failure?.reason ?? (failure ? `SIP ${failure.status}` : 'no SIP response');
+    this.deps.notify({
+      accountSid: r.accountSid,
+      callSid: r.sid,
+      errorCode: failure?.status === 403 ? CallFailureCode.TargetRefused : CallFailureCode.NotDelivered,
+      log: 0,
+      messageText: `Call to ${r.to} failed: ${why}`,
+    });
   }
 
   private inOrder(session: Session, step: () => Promise<void>): void {
@@ -1112,6 +1154,15 @@ export class CallRuntime {
     });
   }
 }
+
+/**
+ * Notification codes of a failed outbound leg (Twilio's Dial catalogue): 13224 "cannot call this
+ * number or it is invalid; no carrier could deliver the call", 13225 "forbidden phone number".
+ */
+export const CallFailureCode = {
+  NotDelivered: 13224,
+  TargetRefused: 13225,
+} as const;
 
 /** A leg's media endpoint could not be set up (`reason` from the engine, or `timeout`). */
 export class MediaSetupError extends Error {

@@ -2,12 +2,12 @@
  * Call progress events (spec §Events "Call progress"): which events a REST call asked for and the
  * parameters of each callback. Pure; the runtime sends them through the WebhookClient.
  *
- * - `StatusCallbackEvent` is a comma- or space-separated list of initiated, ringing, answered,
- *   completed; with a StatusCallback but no events only `completed` is sent.
+ * - `StatusCallbackEvent` lists initiated, ringing, answered, completed, comma- or space-separated,
+ *   in one parameter or repeated; with a StatusCallback but no events only `completed` is sent.
  * - Parameters: those of a voice markup request (CallSid, AccountSid, From, To, CallStatus,
  *   ApiVersion, Direction, ForwardedFrom, CallerName) plus CallbackSource=call-progress-events,
  *   SequenceNumber (0, 1, … per call in the order sent), Timestamp (RFC 2822, UTC) and, on
- *   completed, CallDuration (seconds) — Twilio's names.
+ *   completed, CallDuration (seconds) and SipResponseCode when known — Twilio's names.
  */
 import { rfc2822 } from '../../dates.js';
 import type { CallDirection, CallStatus } from '../../store/call-store.js';
@@ -21,19 +21,23 @@ export const ProgressEvent = {
 export type ProgressEvent = (typeof ProgressEvent)[keyof typeof ProgressEvent];
 export const PROGRESS_EVENTS: readonly ProgressEvent[] = Object.values(ProgressEvent);
 
-/** Parses StatusCallbackEvent; null names the first unknown event. */
+/**
+ * Parses StatusCallbackEvent. Twilio's SDKs send the parameter repeated (`StatusCallbackEvent=initiated&
+ * StatusCallbackEvent=ringing`) and others send one space- or comma-separated value: every value of
+ * every occurrence counts. `unknown` names the first event that is not one of the four.
+ */
 export function parseProgressEvents(
-  value: string | undefined,
+  value: string | readonly string[] | undefined,
 ): { ok: true; events: ReadonlySet<ProgressEvent> } | { ok: false; unknown: string } {
-  if (value === undefined || value.trim() === '')
-    return { ok: true, events: new Set([ProgressEvent.Completed]) };
+  const values = value === undefined ? [] : typeof value === 'string' ? [value] : value;
   const events = new Set<ProgressEvent>();
-  for (const raw of value.split(/[\s,]+/)) {
+  for (const raw of values.flatMap((v) => v.split(/[\s,]+/))) {
     const e = raw.trim().toLowerCase();
     if (!e) continue;
     if (!(PROGRESS_EVENTS as readonly string[]).includes(e)) return { ok: false, unknown: raw };
     events.add(e as ProgressEvent);
   }
+  if (events.size === 0) events.add(ProgressEvent.Completed);
   return { ok: true, events };
 }
 
@@ -60,6 +64,8 @@ export interface ProgressCall {
   readonly apiVersion: string;
   readonly forwardedFrom: string | null;
   readonly callerName: string | null;
+  /** Final SIP status of the leg's INVITE, when known (sent with the completed event). */
+  readonly sipResponseCode?: number | null;
 }
 
 /** The call parameters every voice request carries (spec §Events: "all parameters of a voice request"). */
@@ -91,6 +97,9 @@ export function progressParams(
     SequenceNumber: String(sequence),
     Timestamp: rfc2822(new Date(at)),
     ...(durationSeconds !== undefined ? { CallDuration: String(durationSeconds) } : {}),
+    ...(durationSeconds !== undefined && call.sipResponseCode != null
+      ? { SipResponseCode: String(call.sipResponseCode) }
+      : {}),
   };
 }
 

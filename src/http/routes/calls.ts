@@ -60,7 +60,7 @@ function outboundRequest(p: Params, accountSid: string, apiVersion: string): Out
   if (!to) throw new AppError('MissingParameter', 'To is required');
   const url = urlParam(p, 'Url');
   if (!url) throw new AppError('MissingParameter', 'Url is required');
-  const events = parseProgressEvents(p.get('StatusCallbackEvent'));
+  const events = parseProgressEvents(p.all('StatusCallbackEvent'));
   if (!events.ok)
     throw new AppError(
       'InvalidParameter',

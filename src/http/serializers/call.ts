@@ -26,6 +26,7 @@ export function callDto(c: CallRecord, format: Format, extra: Dto = {}): Dto {
     ApiVersion: c.apiVersion,
     ForwardedFrom: c.forwardedFrom,
     CallerName: c.callerName,
+    SipResponseCode: c.sipResponseCode,
     Uri: uriOf(format, base),
     ...extra,
     SubresourceUris: {

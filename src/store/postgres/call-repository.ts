@@ -32,6 +32,7 @@ const toCall = (r: Row): CallRecord => ({
   forwardedFrom: (r.forwarded_from as string | null) ?? null,
   callerName: (r.caller_name as string | null) ?? null,
   sipCallId: (r.sip_call_id as string | null) ?? null,
+  sipResponseCode: (r.sip_response_code as number | null) ?? null,
   dateCreated: r.date_created as Date,
   dateUpdated: r.date_updated as Date,
 });
@@ -44,6 +45,7 @@ const COLUMNS: Record<keyof CallUpdate, string> = {
   price: 'price',
   answeredBy: 'answered_by',
   sipCallId: 'sip_call_id',
+  sipResponseCode: 'sip_response_code',
   to: 'to_address',
   from: 'from_address',
 };
@@ -61,11 +63,11 @@ export class PgCallStore implements CallStore {
     await this.db.query(sql`
       INSERT INTO calls (sid, parent_call_sid, account_sid, to_address, from_address, phone_number_sid, status,
         start_time, end_time, duration, price, price_unit, direction, answered_by, api_version, forwarded_from,
-        caller_name, sip_call_id, date_created, date_updated, claimed_by, claimed_until,
+        caller_name, sip_call_id, sip_response_code, date_created, date_updated, claimed_by, claimed_until,
         status_callback, status_callback_method, status_callback_events)
       VALUES (${c.sid}, ${c.parentCallSid}, ${c.accountSid}, ${c.to}, ${c.from}, ${c.phoneNumberSid}, ${c.status},
         ${c.startTime}, ${c.endTime}, ${c.duration}, ${c.price}, ${c.priceUnit}, ${c.direction}, ${c.answeredBy},
-        ${c.apiVersion}, ${c.forwardedFrom}, ${c.callerName}, ${c.sipCallId}, ${c.dateCreated}, ${c.dateUpdated},
+        ${c.apiVersion}, ${c.forwardedFrom}, ${c.callerName}, ${c.sipCallId}, ${c.sipResponseCode}, ${c.dateCreated}, ${c.dateUpdated},
         ${claim?.node ?? null}, ${until}, ${cb?.url ?? null}, ${cb?.method ?? null}, ${cb ? [...cb.events] : null})
       ON CONFLICT (sid) DO NOTHING`);
   }

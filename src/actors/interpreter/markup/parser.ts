@@ -95,6 +95,8 @@ interface RawElement {
   readonly sink?: RawElement;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 class Fatal extends Error {
   constructor(
     readonly reason: DiagnosticReason,
@@ -192,6 +194,16 @@ export function parseMarkup(input: string | Uint8Array, options: ParseOptions = 
   }
   const xml = typeof input === 'string' ? input : Buffer.from(input).toString('utf8');
   if (xml.trim() === '') return fatal(MarkupErrorCode.ParseFailure, 'empty', 'empty document', null);
+  // saxes checks XML characters on code units, so an unpaired surrogate (only possible in a string
+  // handed in directly; UTF-8 decoding replaces them) would otherwise reach verb text and the store.
+  if (LONE_SURROGATE.test(xml)) {
+    return fatal(
+      MarkupErrorCode.ParseFailure,
+      'malformed',
+      'unpaired UTF-16 surrogate in the document',
+      null,
+    );
+  }
   let root: RawElement;
   try {
     root = readTree(xml, options.maxDepth ?? 16, options.maxElements ?? 10_000);

@@ -83,6 +83,15 @@ describe('parseMarkup: document level', () => {
     }
   });
 
+  it('NUL, other control characters and unpaired surrogates are parse failures (12100)', () => {
+    for (const bad of ['a\u0000b', 'a\u0001b', 'a\ufffeb', 'a\ud800b', 'a\udc00b', 'a&#0;b', 'a&#xD800;b']) {
+      const r = parseMarkup(`<Response><Say>${bad}</Say></Response>`);
+      expect(r.ok, JSON.stringify(bad)).toBe(false);
+      if (!r.ok) expect(r.error.code).toBe(12100);
+    }
+    expect(parseMarkup('<Response><Say>😀</Say></Response>').ok).toBe(true);
+  });
+
   it('an undeclared entity reference is a parse failure, not an expansion', () => {
     const r = parseMarkup('<Response><Say>&xxe;</Say></Response>');
     expect(r.ok).toBe(false);
