@@ -6,6 +6,7 @@
 import { MORE_INFO_BASE } from '../errors.js';
 import { newSid, SidPrefix } from '../ids.js';
 import type { Logger } from '../logger.js';
+import { storableText } from '../storable-text.js';
 import type { Notification, NotificationStore } from '../store/notification-store.js';
 
 export interface NotifyInput {
@@ -46,7 +47,7 @@ export class Notifier {
       moreInfo: `${MORE_INFO_BASE}${input.errorCode}`,
       messageText: cap(input.messageText) ?? '',
       messageDate: at,
-      requestUrl: input.requestUrl ?? null,
+      requestUrl: cap(input.requestUrl ?? null),
       requestMethod: input.requestMethod ?? null,
       requestVariables: cap(encodeVariables(input.requestVariables)),
       responseHeaders: cap(encodeHeaders(input.responseHeaders)),
@@ -67,8 +68,14 @@ export class Notifier {
   }
 }
 
+/**
+ * Capped and storable: the text often quotes what a customer's server or a carrier sent, and a NUL
+ * or unpaired surrogate in it would make the store refuse the one record that explains the failure.
+ */
 function cap(text: string | null): string | null {
-  return text === null || text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT)}…`;
+  if (text === null) return null;
+  const clean = storableText(text);
+  return clean.length <= MAX_TEXT ? clean : `${clean.slice(0, MAX_TEXT)}…`;
 }
 
 function encodeVariables(v: NotifyInput['requestVariables']): string | null {

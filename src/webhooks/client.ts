@@ -15,8 +15,8 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Logger } from '../logger.js';
+import { storableHeaders, storableText } from '../storable-text.js';
 import { encodeForm, type Params, switchboardSignature, twilioSignature } from './signing.js';
-import { storableHeaders, storableText } from './storable-text.js';
 import {
   type WebhookErrorCode as Code,
   FailureKind,

@@ -14,7 +14,6 @@ export {
   verifyTwilioBodySignature,
   verifyTwilioSignature,
 } from './signing.js';
-export { storableHeaders, storableText } from './storable-text.js';
 export * from './types.js';
 export {
   type AddressPolicy,

@@ -38,7 +38,7 @@ import {
   type VerbOutcome,
 } from './interpreter.types.js';
 import { resolveUrl } from './params.js';
-import { type InterpreterServices, withStorableNotifications } from './services.js';
+import type { InterpreterServices } from './services.js';
 import {
   dialVerb,
   emailVerb,
@@ -82,8 +82,7 @@ const currentVerb = (context: InterpreterContext): string | null =>
   context.program[context.index]?.verb ?? null;
 
 /** Builds the interpreter machine over the process's services (once, at the composition root). */
-export function createInterpreterMachine(given: InterpreterServices) {
-  const services = withStorableNotifications(given);
+export function createInterpreterMachine(services: InterpreterServices) {
   const verbState = <S extends VerbSrc>(src: S) =>
     ({
       invoke: {

@@ -10,13 +10,7 @@
  */
 import type { MediaEvent, MediaPort } from '../../media/port.js';
 import type { NotifyInput } from '../../notifications/notifier.js';
-import {
-  type HttpMethod,
-  storableHeaders,
-  storableText,
-  type WebhookClient,
-  type WebhookResult,
-} from '../../webhooks/index.js';
+import type { HttpMethod, WebhookClient, WebhookResult } from '../../webhooks/index.js';
 import type { Params } from '../../webhooks/signing.js';
 import type { ConferenceRooms } from './verbs/conference-rooms.js';
 
@@ -211,39 +205,6 @@ export interface InterpreterServices {
    * Defaults to a `setTimeout` timer; tests may inject a clock.
    */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-}
-
-/**
- * The same services, with every Notification's text made storable (`storableText`): the interpreter
- * quotes markup, response bodies and error messages that come from the customer's server, and a NUL
- * among them would make Postgres refuse the one record that explains the failure.
- */
-export function withStorableNotifications(services: InterpreterServices): InterpreterServices {
-  const notify = services.notify.bind(services);
-  return {
-    ...services,
-    notify: (n) =>
-      notify({
-        ...n,
-        messageText: storableText(n.messageText),
-        ...(typeof n.requestUrl === 'string' ? { requestUrl: storableText(n.requestUrl) } : {}),
-        ...(typeof n.responseBody === 'string' ? { responseBody: storableText(n.responseBody) } : {}),
-        ...(typeof n.responseHeaders === 'string'
-          ? { responseHeaders: storableText(n.responseHeaders) }
-          : n.responseHeaders
-            ? { responseHeaders: storableHeaders(n.responseHeaders) }
-            : {}),
-        ...(typeof n.requestVariables === 'string'
-          ? { requestVariables: storableText(n.requestVariables) }
-          : n.requestVariables
-            ? {
-                requestVariables: n.requestVariables.map(
-                  ([k, v]) => [storableText(k), storableText(v)] as const,
-                ),
-              }
-            : {}),
-      }),
-  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { storableHeaders, storableText } from '../../../src/webhooks/index.js';
+import { storableHeaders, storableText } from '../../src/storable-text.js';
 
 describe('storableText', () => {
   it('shows NUL as ␀ and unpaired surrogates as U+FFFD; keeps pairs and clean text', () => {
