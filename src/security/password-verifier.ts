@@ -37,7 +37,8 @@ export class PasswordVerifier {
    * against a dummy hash and answers false. Rejects with VerifierSaturatedError when the queue is full.
    */
   async verify(secret: string, storedHash: string | null): Promise<boolean> {
-    const hash = storedHash ?? (await this.dummyHash());
+    // Both paths await once, so neither answers a tick sooner.
+    const hash = await (storedHash ?? this.dummyHash());
     await this.acquire();
     try {
       const ok = await verifyPassword(secret, hash);
@@ -53,7 +54,8 @@ export class PasswordVerifier {
   }
 
   private dummyHash(): Promise<string> {
-    // Same parameters as real hashes (hashPassword), of a random value nobody knows.
+    // Same parameters as real hashes (hashPassword), of a random value nobody knows; made on first
+    // use, outside the budget, once per process.
     this.dummy ??= hashPassword(randomBytes(16).toString('hex'));
     return this.dummy;
   }

@@ -73,7 +73,10 @@ export class Authenticator {
     const key = account ? this.cacheKeyOf(account, secret) : null;
     if (key !== null) {
       const until = this.verified.get(key);
-      if (until !== undefined && until > this.now()) return account;
+      if (until !== undefined && until > this.now()) {
+        await throttle?.clearIdentity(subject.identity);
+        return account;
+      }
     }
     let ok: boolean;
     try {
