@@ -80,6 +80,8 @@ export interface Config {
     readonly verifyQueue: number;
     /** How long a verified password is remembered (ms). */
     readonly cacheMs: number;
+    /** How long a throttled attempt is held before its 429 is sent (ms). */
+    readonly tarpitMs: number;
   };
   readonly limits: {
     readonly callsPerSecondPerAccount: number;
@@ -195,6 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
       verifyConcurrency: int(env, 'AUTH_VERIFY_CONCURRENCY', 2, 1, 64),
       verifyQueue: int(env, 'AUTH_VERIFY_QUEUE', 32, 0, 10_000),
       cacheMs: int(env, 'AUTH_CACHE_SECONDS', 30, 0, 3600) * 1000,
+      tarpitMs: int(env, 'AUTH_TARPIT_MS', 1000, 0, 10_000),
     },
     limits: {
       callsPerSecondPerAccount: int(env, 'ACCOUNT_CPS', 10, 1),

@@ -20,11 +20,17 @@ export interface ThrottleLimits {
   readonly windowMs: number;
 }
 
+/** Milliseconds each key stays blocked (0 when it is not). */
+export interface ThrottleState {
+  readonly identityMs: number;
+  readonly sourceMs: number;
+}
+
 export interface AuthThrottleStore {
-  /** Milliseconds until the subject may try again; 0 when neither its identity nor its source is blocked. */
-  blockedFor(subject: ThrottleSubject, limits: ThrottleLimits): Promise<number>;
+  /** How long the subject's identity and source stay blocked. */
+  blockedFor(subject: ThrottleSubject, limits: ThrottleLimits): Promise<ThrottleState>;
   /** Counts one failure against identity and source; returns blockedFor after counting it. */
-  recordFailure(subject: ThrottleSubject, limits: ThrottleLimits): Promise<number>;
+  recordFailure(subject: ThrottleSubject, limits: ThrottleLimits): Promise<ThrottleState>;
   /** Forgets the identity's failures (after a successful login). */
   clearIdentity(identity: string): Promise<void>;
 }

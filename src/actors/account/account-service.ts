@@ -244,7 +244,7 @@ export class AccountService {
   /**
    * HTTP Basic credentials → account, or null. `user` is an account sid or an email address (already
    * URL-decoded); `secret` is the AuthToken or the account's password (both accepted, as Restcomm);
-   * `source` is the client address the failure throttle counts against. Throws 429/503 AppErrors
+   * `source` is the client address the failure throttle counts against. Throws 429 AppErrors
    * while throttled (see authenticator.ts).
    */
   authenticate(user: string, secret: string, source = 'unknown'): Promise<Account | null> {

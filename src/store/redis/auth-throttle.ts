@@ -1,15 +1,15 @@
 /** Redis implementation of AuthThrottleStore: fixed-window counters, one Lua call per step. */
-import type { AuthThrottleStore, ThrottleLimits, ThrottleSubject } from '../auth-throttle.js';
+import type { AuthThrottleStore, ThrottleLimits, ThrottleState, ThrottleSubject } from '../auth-throttle.js';
 import type { Redis } from './client.js';
 import type { RedisKeys } from './keys.js';
 
 /**
  * KEYS[1] identity counter, KEYS[2] source counter
  * ARGV: identity limit, source limit, window ms, count (1 to record a failure, 0 to only read)
- * Returns the milliseconds the subject stays blocked (0 when it is not).
+ * Returns the milliseconds each key stays blocked (0 when it is not).
  */
 const STEP = `
-local blocked = 0
+local blocked = {0, 0}
 for i = 1, 2 do
   local n
   if ARGV[4] == '1' then
@@ -24,7 +24,7 @@ for i = 1, 2 do
       redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[3]))
       ttl = tonumber(ARGV[3])
     end
-    if ttl > blocked then blocked = ttl end
+    blocked[i] = ttl
   end
 end
 return blocked
@@ -36,11 +36,11 @@ export class RedisAuthThrottle implements AuthThrottleStore {
     private readonly keys: RedisKeys,
   ) {}
 
-  blockedFor(subject: ThrottleSubject, limits: ThrottleLimits): Promise<number> {
+  blockedFor(subject: ThrottleSubject, limits: ThrottleLimits): Promise<ThrottleState> {
     return this.step(subject, limits, false);
   }
 
-  recordFailure(subject: ThrottleSubject, limits: ThrottleLimits): Promise<number> {
+  recordFailure(subject: ThrottleSubject, limits: ThrottleLimits): Promise<ThrottleState> {
     return this.step(subject, limits, true);
   }
 
@@ -48,7 +48,11 @@ export class RedisAuthThrottle implements AuthThrottleStore {
     await this.redis.del(this.keys.authFailuresIdentity(identity));
   }
 
-  private async step(subject: ThrottleSubject, limits: ThrottleLimits, count: boolean): Promise<number> {
+  private async step(
+    subject: ThrottleSubject,
+    limits: ThrottleLimits,
+    count: boolean,
+  ): Promise<ThrottleState> {
     const result = await this.redis.eval(STEP, {
       keys: [this.keys.authFailuresIdentity(subject.identity), this.keys.authFailuresSource(subject.source)],
       arguments: [
@@ -58,6 +62,7 @@ export class RedisAuthThrottle implements AuthThrottleStore {
         count ? '1' : '0',
       ],
     });
-    return Number(result);
+    const [identityMs, sourceMs] = result as [number, number];
+    return { identityMs: Number(identityMs), sourceMs: Number(sourceMs) };
   }
 }
