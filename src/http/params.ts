@@ -5,6 +5,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '../errors.js';
 import { type FormParams, state } from './context.js';
+import { checkMemberLengths } from './validate.js';
 
 export function parseForm(body: string): FormParams {
   const out = new Map<string, string[]>();
@@ -51,7 +52,9 @@ export function refuseNul(name: string, value: string): void {
 export function formBody(req: Request, res: Response, next: NextFunction): void {
   const body: unknown = req.body;
   if (typeof body === 'string') {
-    state(res).form = parseForm(body);
+    const form = parseForm(body);
+    checkMemberLengths(form);
+    state(res).form = form;
   } else {
     // A body of any other type (JSON included) would otherwise be ignored silently: the client
     // would believe its parameters were applied.
