@@ -74,6 +74,22 @@ export interface Config {
     readonly totalTimeoutMs: number;
     readonly retries: number;
   };
+  /** Login hardening (docs/decisions.md "Authentication throttling"). */
+  readonly auth: {
+    /** Failed password logins per identity within the window before it gets 429. */
+    readonly identityFailures: number;
+    /** Failed password logins per client address within the window before it gets 429. */
+    readonly sourceFailures: number;
+    readonly windowMs: number;
+    /** Password verifications (scrypt, on libuv's thread pool) running at once on this node. */
+    readonly verifyConcurrency: number;
+    /** Verifications waiting for a slot; beyond it logins get 503 + Retry-After. */
+    readonly verifyQueue: number;
+    /** How long a verified password is remembered (ms). */
+    readonly cacheMs: number;
+    /** How long a throttled attempt is held before its 429 is sent (ms). */
+    readonly tarpitMs: number;
+  };
   readonly limits: {
     readonly callsPerSecondPerAccount: number;
     readonly concurrentCallsPerAccount: number;
@@ -180,6 +196,15 @@ export function loadConfig(env: Env = process.env): Config {
       connectTimeoutMs: int(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', 5000, 100, 60000),
       totalTimeoutMs: int(env, 'WEBHOOK_TOTAL_TIMEOUT_MS', 15000, 100, 120000),
       retries: int(env, 'WEBHOOK_RETRIES', 1, 0, 5),
+    },
+    auth: {
+      identityFailures: int(env, 'AUTH_MAX_FAILURES_PER_IDENTITY', 10, 1),
+      sourceFailures: int(env, 'AUTH_MAX_FAILURES_PER_IP', 50, 1),
+      windowMs: int(env, 'AUTH_FAILURE_WINDOW_SECONDS', 300, 1, 86_400) * 1000,
+      verifyConcurrency: int(env, 'AUTH_VERIFY_CONCURRENCY', 2, 1, 64),
+      verifyQueue: int(env, 'AUTH_VERIFY_QUEUE', 32, 0, 10_000),
+      cacheMs: int(env, 'AUTH_CACHE_SECONDS', 30, 0, 3600) * 1000,
+      tarpitMs: int(env, 'AUTH_TARPIT_MS', 1000, 0, 10_000),
     },
     limits: {
       callsPerSecondPerAccount: int(env, 'ACCOUNT_CPS', 10, 1),

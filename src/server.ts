@@ -32,6 +32,7 @@ import { LocalPoolProvider } from './numbers/provider.js';
 import { ProfileResolver } from './profiles/resolution.js';
 import { RecordingService } from './recordings/recording-service.js';
 import { LocalRecordingStorage } from './recordings/storage.js';
+import { PasswordVerifier } from './security/password-verifier.js';
 import { userOf } from './sip/message.js';
 import { SipService } from './sip/service.js';
 import { SmppCarrierLink } from './smpp/link.js';
@@ -53,6 +54,7 @@ import { PgProfileStore } from './store/postgres/profile-repository.js';
 import { PgRecordingStore } from './store/postgres/recording-repository.js';
 import { PgSmsStore } from './store/postgres/sms-repository.js';
 import { RedisAccountBus } from './store/redis/account-bus.js';
+import { RedisAuthThrottle } from './store/redis/auth-throttle.js';
 import { RedisCallAdmission } from './store/redis/call-admission.js';
 import { connectRedis, connectSubscriber, type Redis } from './store/redis/client.js';
 import { RedisGatewayBus } from './store/redis/gateway-bus.js';
@@ -127,6 +129,14 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       snapshots,
       bus: new RedisAccountBus(redis, sub, keys.accountChannel),
       logger: logger.child({ component: 'accounts' }),
+      auth: {
+        verifier: new PasswordVerifier({
+          concurrency: config.auth.verifyConcurrency,
+          queue: config.auth.verifyQueue,
+        }),
+        throttle: new RedisAuthThrottle(redis, keys),
+        options: config.auth,
+      },
     });
     await accounts.start();
     closers.push(() => accounts.stop());

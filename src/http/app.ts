@@ -22,6 +22,7 @@ import type { SnapshotStore } from '../store/snapshot-store.js';
 import { state } from './context.js';
 import { errorHandler, notFound } from './errors.js';
 import { negotiateFormat } from './format.js';
+import { parseJsonSafely } from './json-body.js';
 import { formBody } from './params.js';
 
 const EMPTY_FORM = new Map<string, string[]>();
@@ -104,11 +105,23 @@ export function createApp(deps: AppDeps): App {
   const formText = express.text({ type: 'application/x-www-form-urlencoded', limit: deps.bodyLimit });
   const route = (req: Request, res: Response, next: NextFunction) =>
     routes.dispatch(req, res, (err?: unknown) => (err ? next(err) : notFound(req, res, next)));
-  // The profile API is JSON only, with JSON documents up to 10 MB (spec §Limits).
-  const profileJson = express.json({
+  // The profile API is JSON only, with JSON documents up to 10 MB (spec §Limits). Read as text and
+  // parsed by parseJsonSafely: depth-capped before parsing, NUL and lone surrogates refused.
+  const profileText = express.text({
     type: ['application/json', 'application/*+json'],
     limit: deps.profileBodyLimit,
   });
+  const profileJson = (req: Request, res: Response, next: NextFunction) =>
+    profileText(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      try {
+        if (typeof req.body === 'string')
+          req.body = req.body.trim() === '' ? undefined : parseJsonSafely(req.body, 'Request body');
+      } catch (e) {
+        return next(e);
+      }
+      next();
+    });
   app.use((req, res, next) => {
     if (
       req.url.startsWith(`${API_ROOT}/Profiles`) ||

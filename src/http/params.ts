@@ -5,6 +5,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '../errors.js';
 import { type FormParams, state } from './context.js';
+import { checkMemberLengths } from './validate.js';
 
 export function parseForm(body: string): FormParams {
   const out = new Map<string, string[]>();
@@ -25,6 +26,7 @@ export function parseForm(body: string): FormParams {
         `Malformed form body: bad percent-encoding in "${rawName.slice(0, 40)}"`,
       );
     }
+    refuseNul(name, value);
     const list = out.get(name);
     if (list) list.push(value);
     else out.set(name, [value]);
@@ -32,19 +34,39 @@ export function parseForm(body: string): FormParams {
   return out;
 }
 
+/** The form media type; every other type on a form endpoint is a 415 naming it. */
+export const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+/**
+ * NUL never reaches a store (Postgres text refuses it) nor a SIP message: a 400 naming the parameter.
+ * Lone surrogates cannot get here: decodeURIComponent refuses their percent-encoding.
+ */
+export function refuseNul(name: string, value: string): void {
+  if (name.includes('\u0000'))
+    throw new AppError('InvalidParameter', 'A parameter name contains a NUL character');
+  if (value.includes('\u0000'))
+    throw new AppError('InvalidParameter', `${name.slice(0, 64)} must not contain NUL characters`);
+}
+
 /** Middleware: reads the raw body text (already limited by express.text) into `state(res).form`. */
 export function formBody(req: Request, res: Response, next: NextFunction): void {
   const body: unknown = req.body;
   if (typeof body === 'string') {
-    state(res).form = parseForm(body);
+    const form = parseForm(body);
+    checkMemberLengths(form);
+    state(res).form = form;
   } else {
-    const method = req.method;
+    // A body of any other type (JSON included) would otherwise be ignored silently: the client
+    // would believe its parameters were applied.
     const length = Number(req.headers['content-length'] ?? 0);
     const chunked = req.headers['transfer-encoding'] !== undefined;
-    if ((method === 'POST' || method === 'PUT') && (length > 0 || chunked) && !req.is('application/json')) {
+    if (length > 0 || chunked || Number.isNaN(length)) {
+      const type = (req.headers['content-type'] ?? '').slice(0, 100);
       throw new AppError(
         'UnsupportedMediaType',
-        `Unsupported Content-Type "${req.headers['content-type'] ?? ''}"; send application/x-www-form-urlencoded`,
+        type === ''
+          ? `A request body needs Content-Type ${FORM_TYPE}`
+          : `Unsupported Content-Type "${type}"; this endpoint accepts ${FORM_TYPE}`,
       );
     }
     state(res).form = new Map();

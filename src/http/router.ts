@@ -9,6 +9,7 @@ import type { AccountService } from '../actors/account/account-service.js';
 import { AppError } from '../errors.js';
 import { type Account, AccountStatus } from '../store/account-store.js';
 import { state } from './context.js';
+import { refuseNul } from './params.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type Handler = (req: Request, res: Response) => Promise<void> | void;
@@ -62,6 +63,14 @@ function matchSegments(template: readonly string[], path: readonly string[]): Re
   return params;
 }
 
+/** Path and query parameters holding NUL are a 400 naming them before any store sees them. */
+function refuseNulInRequest(params: Record<string, string>, query: Request['query']): void {
+  for (const [name, value] of Object.entries(params)) refuseNul(name, value);
+  for (const [name, value] of Object.entries(query ?? {})) {
+    for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') refuseNul(name, v);
+  }
+}
+
 export class RouteTable {
   readonly entries: RouteEntry[] = [];
   /** Routes grouped by segment count; within a group, templates with more static segments first. */
@@ -110,6 +119,12 @@ export class RouteTable {
       const params = matchSegments(route.segments, segments);
       if (params) {
         req.params = params;
+        try {
+          refuseNulInRequest(params, req.query);
+        } catch (e) {
+          next(e);
+          return;
+        }
         route.run(req, res).catch(next);
         return;
       }
@@ -131,7 +146,11 @@ export class RouteTable {
     } catch {
       throw new AppError('Unauthenticated', 'Malformed Basic credentials', challenge);
     }
-    const account = await this.accounts.authenticate(user, decoded.slice(colon + 1));
+    // NUL cannot be part of a sid or an email address, and must not reach the account store.
+    if (user.includes('\u0000'))
+      throw new AppError('Unauthenticated', 'Malformed Basic credentials', challenge);
+    const source = req.socket.remoteAddress ?? 'unknown';
+    const account = await this.accounts.authenticate(user, decoded.slice(colon + 1), source);
     if (!account) throw new AppError('Unauthenticated', 'Invalid credentials', challenge);
     return account;
   }

@@ -9,13 +9,8 @@ import { type Actor, createActor, transition } from 'xstate';
 import { AppError } from '../../errors.js';
 import { newSid, SidPrefix } from '../../ids.js';
 import type { Logger } from '../../logger.js';
-import {
-  hashPassword,
-  newAuthToken,
-  secretsEqual,
-  sha256Hex,
-  verifyPassword,
-} from '../../security/credentials.js';
+import { hashPassword, newAuthToken } from '../../security/credentials.js';
+import { PasswordVerifier } from '../../security/password-verifier.js';
 import {
   type Account,
   type AccountPatch,
@@ -24,10 +19,12 @@ import {
   type Organization,
   Role,
 } from '../../store/account-store.js';
+import type { AuthThrottleStore } from '../../store/auth-throttle.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { ActorRegistry } from '../runtime.js';
 import { type AccountSnapshot, accountMachine, snapshotAt, statusOf } from './account.machine.js';
 import type { AccountEvent } from './account.types.js';
+import { AUTH_DEFAULTS, Authenticator, type AuthenticatorOptions } from './authenticator.js';
 
 export type AccountActor = Actor<typeof accountMachine>;
 
@@ -54,7 +51,6 @@ export interface UpdateAccountInput {
 }
 
 const CACHE_TTL_MS = 30_000;
-const VERIFIED_CACHE_MAX = 10_000;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+$/;
 export const FRIENDLY_NAME_MAX = 64;
 export const PASSWORD_MIN = 8;
@@ -68,7 +64,7 @@ export type MigratedListener = (accountSid: string, organizationSid: string) => 
 export class AccountService {
   private readonly cache = new Map<string, { account: Account; at: number }>();
   private readonly emailIndex = new Map<string, string>();
-  private readonly verified = new Map<string, number>();
+  private readonly authenticator: Authenticator;
   private readonly actors = new ActorRegistry<AccountActor>();
   private readonly closedListeners: ClosedListener[] = [];
   private readonly migratedListeners: MigratedListener[] = [];
@@ -81,8 +77,22 @@ export class AccountService {
       bus: AccountChangeBus | null;
       logger: Logger;
       now?: () => number;
+      /** Password verification and failure throttling; defaults keep tests and tools simple. */
+      auth?: {
+        verifier?: PasswordVerifier;
+        throttle?: AuthThrottleStore | null;
+        options?: AuthenticatorOptions;
+      };
     },
-  ) {}
+  ) {
+    this.authenticator = new Authenticator({
+      resolve: (user) => this.resolve(user),
+      verifier: deps.auth?.verifier ?? new PasswordVerifier({ concurrency: 2, queue: 32 }),
+      throttle: deps.auth?.throttle ?? null,
+      options: deps.auth?.options ?? AUTH_DEFAULTS,
+      ...(deps.now ? { now: deps.now } : {}),
+    });
+  }
 
   private now(): number {
     return this.deps.now?.() ?? Date.now();
@@ -233,19 +243,12 @@ export class AccountService {
 
   /**
    * HTTP Basic credentials → account, or null. `user` is an account sid or an email address (already
-   * URL-decoded); `secret` is the AuthToken or the account's password (both accepted, as Restcomm).
+   * URL-decoded); `secret` is the AuthToken or the account's password (both accepted, as Restcomm);
+   * `source` is the client address the failure throttle counts against. Throws 429 AppErrors
+   * while throttled (see authenticator.ts).
    */
-  async authenticate(user: string, secret: string): Promise<Account | null> {
-    const account = await this.resolve(user);
-    if (!account) return null;
-    if (secretsEqual(secret, account.authToken)) return account;
-    const key = `${account.sid}:${account.passwordHash.slice(-24)}:${sha256Hex(secret)}`;
-    const until = this.verified.get(key);
-    if (until !== undefined && until > this.now()) return account;
-    if (!(await verifyPassword(secret, account.passwordHash))) return null;
-    if (this.verified.size >= VERIFIED_CACHE_MAX) this.verified.clear();
-    this.verified.set(key, this.now() + CACHE_TTL_MS);
-    return account;
+  authenticate(user: string, secret: string, source = 'unknown'): Promise<Account | null> {
+    return this.authenticator.authenticate(user, secret, source);
   }
 
   // ---------------------------------------------------------------- commands

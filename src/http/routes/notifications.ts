@@ -6,8 +6,9 @@
 import type { Request, Response } from 'express';
 import { parseFilterDate } from '../../dates.js';
 import { AppError } from '../../errors.js';
+import { Role } from '../../store/account-store.js';
 import { NOTIFICATION_SORT, type NotificationStore } from '../../store/notification-store.js';
-import { accountOf, formatOf } from '../context.js';
+import { accountOf, callerOf, formatOf } from '../context.js';
 import { pageEnvelope, parsePage, parseSort } from '../paging.js';
 import { Params } from '../params.js';
 import { Items, send, sendPage } from '../render.js';
@@ -34,6 +35,9 @@ export function dateRange(q: Params): { start?: Date; end?: Date } {
   }
   return out;
 }
+
+/** A ProvisioningAgent may not read message text (spec §Authentication 4), not even in request variables. */
+const mayReadText = (res: Response) => callerOf(res).role !== Role.ProvisioningAgent;
 
 export function notificationRoutes(routes: RouteTable, deps: NotificationRouteDeps): void {
   const list = (byCall: boolean) => async (req: Request, res: Response) => {
@@ -66,7 +70,7 @@ export function notificationRoutes(routes: RouteTable, deps: NotificationRouteDe
       'Notifications',
       new Items(
         'Notification',
-        items.map((n) => notificationDto(n, format)),
+        items.map((n) => notificationDto(n, format, mayReadText(res))),
       ),
       pageEnvelope({
         req,
@@ -88,7 +92,7 @@ export function notificationRoutes(routes: RouteTable, deps: NotificationRouteDe
     GET: async (req, res) => {
       const n = await deps.notifications.get(accountOf(res).sid, req.params.notificationSid as string);
       if (!n) throw new AppError('NotFound', `Notification ${req.params.notificationSid} not found`);
-      send(res, formatOf(res), 'Notification', notificationDto(n, formatOf(res)));
+      send(res, formatOf(res), 'Notification', notificationDto(n, formatOf(res), mayReadText(res)));
     },
   });
 }

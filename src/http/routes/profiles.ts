@@ -18,6 +18,7 @@ import { type Account, Role } from '../../store/account-store.js';
 import { DEFAULT_PROFILE_SID } from '../../store/profile-defaults.js';
 import type { Extension, Profile, ProfileStore } from '../../store/profile-store.js';
 import { callerOf } from '../context.js';
+import { JSON_MAX_DEPTH, jsonDepth } from '../json-body.js';
 import { Params } from '../params.js';
 import { writeBody } from '../render.js';
 import type { RouteTable } from '../router.js';
@@ -268,6 +269,12 @@ export function profileRoutes(routes: RouteTable, deps: ProfileRouteDeps): void 
       throw new AppError('MissingParameter', 'ConfigurationData is required');
     let configurationData: Extension['configurationData'] | undefined;
     try {
+      // Depth-capped before the parser sees it (NUL was refused with the form, see params.ts).
+      if (data !== undefined && jsonDepth(data) > JSON_MAX_DEPTH)
+        throw new AppError(
+          'InvalidParameter',
+          `ConfigurationData nests deeper than ${JSON_MAX_DEPTH} levels`,
+        );
       configurationData = data === undefined ? undefined : parseConfigurationData(data);
     } catch (e) {
       if (e instanceof ConfigurationDataError) throw new AppError('InvalidParameter', e.message);

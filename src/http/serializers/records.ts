@@ -6,7 +6,34 @@ import type { Recording } from '../../store/recording-store.js';
 import type { Dto, Format } from '../render.js';
 import { accountPath, uriOf } from '../uris.js';
 
-export function notificationDto(n: Notification, format: Format): Dto {
+/** Request parameters that carry the text of a message (SMS and email `Body`). */
+const MESSAGE_TEXT_PARAM = /^body$/i;
+export const REDACTED = '[redacted]';
+
+/**
+ * The stored request variables (form-encoded) with message text replaced by REDACTED, for roles
+ * that may not read messages (spec §Authentication 4: a ProvisioningAgent may not read SMS text).
+ */
+export function withoutMessageText(variables: string | null): string | null {
+  if (variables === null) return null;
+  return variables
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const raw = eq === -1 ? pair : pair.slice(0, eq);
+      let name = raw;
+      try {
+        name = decodeURIComponent(raw.replace(/\+/g, ' '));
+      } catch {
+        // An undecodable name is kept as it is and compared raw.
+      }
+      return MESSAGE_TEXT_PARAM.test(name.trim()) ? `${raw}=${encodeURIComponent(REDACTED)}` : pair;
+    })
+    .join('&');
+}
+
+/** `withMessageText` false for roles that may not read message text (see withoutMessageText). */
+export function notificationDto(n: Notification, format: Format, withMessageText = true): Dto {
   return {
     Sid: n.sid,
     AccountSid: n.accountSid,
@@ -19,7 +46,7 @@ export function notificationDto(n: Notification, format: Format): Dto {
     MessageDate: rfc2822(n.messageDate),
     RequestUrl: n.requestUrl,
     RequestMethod: n.requestMethod,
-    RequestVariables: n.requestVariables,
+    RequestVariables: withMessageText ? n.requestVariables : withoutMessageText(n.requestVariables),
     ResponseHeaders: n.responseHeaders,
     ResponseBody: n.responseBody,
     DateCreated: rfc2822(n.dateCreated),

@@ -11,6 +11,10 @@ export function redisKeys(prefix: string) {
     // accounts
     accountSnapshot: (sid: string) => `${p}account:${sid}:snap`,
     accountChannel: `${p}chan:account`,
+    /** Failed logins of one identity (an opaque hash) in the current throttle window. */
+    authFailuresIdentity: (identity: string) => `${p}auth:fail:id:${identity}`,
+    /** Failed logins from one client address in the current throttle window. */
+    authFailuresSource: (address: string) => `${p}auth:fail:ip:${address}`,
     // SIP registrar
     sipNonce: (nonce: string) => `${p}sip:nonce:${nonce}`,
     sipBindings: (aor: string) => `${p}sip:reg:${aor}`,
