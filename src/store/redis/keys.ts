@@ -12,7 +12,7 @@ export function redisKeys(prefix: string) {
     accountSnapshot: (sid: string) => `${p}account:${sid}:snap`,
     accountChannel: `${p}chan:account`,
     // SIP registrar
-    sipNonce: (nonce: string) => `${p}sip:nonce:${nonce}`,
+    sipDigestSecret: `${p}sip:digest-secret`,
     sipBindings: (aor: string) => `${p}sip:reg:${aor}`,
     sipBindingIndex: `${p}sip:reg:index`,
     gatewayState: (sid: string) => `${p}gw:${sid}:state`,
