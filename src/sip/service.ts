@@ -83,7 +83,10 @@ export class SipService {
   /** Why the target policy refuses a gateway's `Proxy` (host[:port] or a SIP URI), or null. */
   async checkGatewayProxy(proxy: string): Promise<string | null> {
     const target = gatewayTarget({ proxy, userName: null });
-    return target ? this.stack.checkDestination(target.registrar) : null;
+    if (target) return this.stack.checkDestination(target.registrar);
+    // Not a URI we can send to (an IPv6 literal, say): its host is still judged as written.
+    const host = /^(?:sips?:)?(?:[^@]*@)?(\[[^\]]*\]|[^:;]+)/i.exec(proxy)?.[1];
+    return host ? this.stack.checkHost(host) : null;
   }
 
   get bound(): BoundPorts | null {

@@ -10,6 +10,7 @@
  */
 import type { Logger } from 'pino';
 import type { StackMessage, StackUri, TransactionLayer } from 'sip';
+import { isIP } from 'node:net';
 import * as stack from 'sip';
 import { blockedHostReason, blockedReason } from '../security/address-policy.js';
 import {
@@ -352,6 +353,17 @@ export class SipStack {
   }
 
   /**
+   * The target policy on a host as written, before any resolution: a literal address is judged as
+   * it is (even where resolution would find no usable transport), a name only by the metadata names.
+   */
+  checkHost(hostText: string): string | null {
+    const host = hostText.replace(/^\[|\]$/g, '');
+    return isIP(host)
+      ? blockedReason(host, { blockPrivate: this.options.blockPrivate ?? false })
+      : blockedHostReason(host);
+  }
+
+  /**
    * Next-hop addresses (RFC 3261 §8.1.2, §16.12): the first Route entry if any (a strict router's
    * URI swaps into the Request-URI), else the Request-URI; then RFC 3263 resolution, keeping only
    * transports we run. Every resolved address passes the target policy, or the request is refused
@@ -391,7 +403,8 @@ export class SipStack {
       finish([]);
       return;
     }
-    const byName = blockedHostReason(hop.host.replace(/^\[|\]$/g, ''));
+    const policy = { blockPrivate: this.options.blockPrivate ?? false };
+    const byName = this.checkHost(hop.host);
     if (byName) {
       finish([], byName);
       return;
@@ -400,7 +413,6 @@ export class SipStack {
     const b = this.transports.bound;
     if (b.udp !== null) available.add('UDP');
     if (b.tcp !== null) available.add('TCP');
-    const policy = { blockPrivate: this.options.blockPrivate ?? false };
     try {
       stack.resolve({ ...hop, params: { ...hop.params } }, (addresses) => {
         const usable = addresses.filter(
