@@ -8,9 +8,10 @@
  * Guarantees: nothing a socket delivers throws out of here; every outgoing request's callback gets
  * exactly one final response (a local 408/503 when the network gives none).
  */
+
+import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import type { StackMessage, StackUri, TransactionLayer } from 'sip';
-import { isIP } from 'node:net';
 import * as stack from 'sip';
 import { blockedHostReason, blockedReason } from '../security/address-policy.js';
 import {
