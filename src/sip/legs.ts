@@ -244,7 +244,7 @@ export class SipLegs implements SipPort {
     leg.client = this.stack.send(
       rq,
       (rs) => this.onInviteResponse(leg, rs, contact),
-      leg.flow ? { flow: leg.flow } : {},
+      leg.flow ? { flow: leg.flow } : { tenantTarget: true },
     );
   }
 
@@ -538,7 +538,7 @@ export class SipLegs implements SipPort {
               reason: rs.reason || '',
             });
         },
-        message.flow ? { flow: message.flow } : {},
+        message.flow ? { flow: message.flow } : { tenantTarget: true },
       );
     };
     send(

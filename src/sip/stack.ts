@@ -9,6 +9,7 @@
  * exactly one final response (a local 408/503 when the network gives none).
  */
 
+import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import type { StackMessage, StackUri, TransactionLayer } from 'sip';
@@ -49,6 +50,12 @@ export const FORBIDDEN_DESTINATION = { status: 403, reason: 'Forbidden Destinati
 export interface SendOptions {
   /** Send over this flow (a registered client's connection) instead of resolving the next hop. */
   readonly flow?: Flow;
+  /**
+   * The destination was named by a tenant (Dial, a proxy, a gateway, a client's registered Contact):
+   * private ranges are refused too when SIP_BLOCK_PRIVATE is on. Other sends (in-dialog requests to
+   * a peer's Contact) are held to the always-refused ranges only.
+   */
+  readonly tenantTarget?: boolean;
 }
 
 /** Option tags we support in Require (none beyond the base spec yet). */
@@ -344,23 +351,36 @@ export class SipStack {
    * Why the target policy refuses the next hop of a request to `requestUri` (through `route`), or
    * null when it may be contacted (or cannot be resolved: sending it then fails on its own).
    */
-  checkDestination(requestUri: string, route: readonly string[] = []): Promise<string | null> {
+  async checkDestination(requestUri: string, route: readonly string[] = []): Promise<string | null> {
     const rq = {
       method: 'OPTIONS',
       uri: requestUri,
       headers: route.length ? { route: route.map((uri) => ({ uri, params: {} })) } : {},
     } as unknown as SipRequest;
-    return new Promise((resolve) => this.targets(rq, {}, (_targets, refused) => resolve(refused ?? null)));
+    const refused = await new Promise<string | undefined>((resolve) =>
+      this.targets(rq, { tenantTarget: true }, (_targets, r) => resolve(r)),
+    );
+    if (refused) return refused;
+    // The system resolver too (hosts file, search domains): a name that SIP resolution cannot find
+    // today may still be one that points into a refused range.
+    const host = parseUri(route[0] ?? requestUri)?.host?.replace(/^\[|\]$/g, '');
+    if (!host || isIP(host)) return null;
+    const addresses = await lookup(host, { all: true }).catch(() => []);
+    for (const a of addresses) {
+      const reason = this.checkHost(a.address);
+      if (reason) return `${host}: ${reason}`;
+    }
+    return null;
   }
 
   /**
    * The target policy on a host as written, before any resolution: a literal address is judged as
    * it is (even where resolution would find no usable transport), a name only by the metadata names.
    */
-  checkHost(hostText: string): string | null {
+  checkHost(hostText: string, tenantTarget = true): string | null {
     const host = hostText.replace(/^\[|\]$/g, '');
     return isIP(host)
-      ? blockedReason(host, { blockPrivate: this.options.blockPrivate ?? false })
+      ? blockedReason(host, { blockPrivate: (tenantTarget && this.options.blockPrivate) ?? false })
       : blockedHostReason(host);
   }
 
@@ -404,8 +424,8 @@ export class SipStack {
       finish([]);
       return;
     }
-    const policy = { blockPrivate: this.options.blockPrivate ?? false };
-    const byName = this.checkHost(hop.host);
+    const policy = { blockPrivate: (options.tenantTarget && this.options.blockPrivate) ?? false };
+    const byName = this.checkHost(hop.host, options.tenantTarget ?? false);
     if (byName) {
       finish([], byName);
       return;
