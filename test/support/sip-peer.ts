@@ -20,8 +20,27 @@ export class SipPeer {
     const socket = createSocket('udp4');
     await new Promise<void>((r) => socket.bind(0, address, () => r()));
     const peer = new SipPeer(socket, address, socket.address().port);
-    socket.on('message', (m) => peer.inbox.push(m.toString('latin1')));
+    socket.on('message', (m, rinfo) => {
+      const text = m.toString('latin1');
+      peer.inbox.push(text);
+      if (peer.autoAck) peer.ackFinal(text, rinfo.port, rinfo.address);
+    });
     return peer;
+  }
+
+  /** Acknowledge non-2xx finals to INVITEs, so the server stops retransmitting them (§17.1.1.3). */
+  autoAck = false;
+
+  private ackFinal(rs: string, port: number, host: string): void {
+    if (statusOf(rs) < 300 || !/^CSeq:[ \t]*(\d+)[ \t]+INVITE[ \t]*$/im.test(rs)) return;
+    const head = rs.slice(0, rs.indexOf('\r\n\r\n')).split('\r\n');
+    const pick = (re: RegExp) => head.find((l) => re.test(l));
+    const via = pick(/^(?:Via|v)[ \t]*:/i);
+    const seq = /^CSeq:[ \t]*(\d+)/im.exec(rs)?.[1];
+    const copied = [pick(/^(?:From|f)[ \t]*:/i), pick(/^(?:To|t)[ \t]*:/i), pick(/^(?:Call-ID|i)[ \t]*:/i)];
+    if (!via || copied.some((l) => l === undefined)) return;
+    const ack = [`ACK sip:ack@${host}:${port} SIP/2.0`, via, ...(copied as string[]), `CSeq: ${seq} ACK`];
+    this.send(`${[...ack, 'Max-Forwards: 70', 'Content-Length: 0', '', ''].join('\r\n')}`, port, host);
   }
 
   send(bytes: string | Buffer, port: number, host = '127.0.0.1'): void {
