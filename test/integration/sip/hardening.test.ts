@@ -87,6 +87,30 @@ describe('NUL bytes in an INVITE', () => {
   });
 });
 
+describe('NUL in a SIP MESSAGE body', () => {
+  it('a text/plain body with NUL → 400, no message stored; a clean one is still taken', async () => {
+    const number = await numberFor('/unused');
+    const message = (body: string) =>
+      sipRequest(sipPort, {
+        method: 'MESSAGE',
+        uri: `sip:${number}@127.0.0.1:${sipPort}`,
+        to: `<sip:${number}@127.0.0.1>`,
+        body,
+        contentType: 'text/plain',
+      });
+    const bad = message('hello\u0000world');
+    peer.send(bad.text, sipPort);
+    expect(statusOf((await peer.final(bad.branch)) ?? '')).toBe(400);
+    const good = message('hello world');
+    peer.send(good.text, sipPort);
+    const status = statusOf((await peer.final(good.branch)) ?? '');
+    expect(status).toBeGreaterThanOrEqual(200);
+    expect(status).not.toBe(400);
+    expect(status).toBeLessThan(500);
+    await expectOptionsAnswered();
+  });
+});
+
 describe('a failing handler ends its own request only', () => {
   it('a store that rejects gives the INVITE 500; OPTIONS and the next call still work', async () => {
     hooks.script('/busy', xml('<Reject reason="busy"/>'));
