@@ -216,6 +216,52 @@ describe('SIP target policy', () => {
     expect(notes.find((n) => Number(n.error_code) === 13225)?.message_text).toMatch(/169\.254\.169\.254/);
   });
 
+  it('<Dial><Number> through a multi-provider proxy in the metadata range fails the same way', async () => {
+    const ext = await ts.request('POST', `${API}/ExtensionsConfiguration.json`, {
+      form: {
+        ExtensionName: 'multi_provider',
+        Enabled: 'true',
+        AccountSid: owner.sid,
+        ConfigurationData: JSON.stringify({
+          'outbound-voice': [{ proxy: [{ uri: 'sip:169.254.169.254:5060;transport=udp' }] }],
+        }),
+      },
+    });
+    expect(ext.status).toBe(201);
+    try {
+      hooks.script(
+        '/dial-mp',
+        xml('<Dial action="/dialed-mp" timeout="5"><Number>+15550999999</Number></Dial>'),
+      );
+      hooks.script('/dialed-mp', xml('<Hangup/>'));
+      const number = await numberFor('/dial-mp');
+      const r = await runSipp({
+        scenario: 'uac-call-expect-bye.xml',
+        remote: `127.0.0.1:${sipPort}`,
+        service: number,
+        timeoutSeconds: 20,
+      });
+      expect(r.errors).toBe('');
+      const [dialed] = await until(
+        () => hooks.requestsTo('/dialed-mp').map((q) => new URLSearchParams(q.rawBody.toString())),
+        (l) => l.length > 0,
+      );
+      expect(dialed?.get('DialCallStatus')).toBe('failed');
+      expect(dialed?.get('DialSipResponseCode')).toBe('403');
+      const notes = await until(
+        async () =>
+          (await ts.request('GET', `${API}/Accounts/${owner.sid}/Notifications.json`, { auth: owner.creds }))
+            .json.notifications as Array<{ error_code: number | string; message_text: string }>,
+        (l) => l.some((n) => Number(n.error_code) === 13225 && n.message_text.includes('+15550999999')),
+      );
+      expect(
+        notes.some((n) => Number(n.error_code) === 13225 && n.message_text.includes('+15550999999')),
+      ).toBe(true);
+    } finally {
+      await ts.request('DELETE', `${API}/ExtensionsConfiguration.json/${ext.json.sid}`);
+    }
+  });
+
   it.each([
     'sip:gw@169.254.169.254:5060',
     '169.254.169.254',
