@@ -13,7 +13,7 @@ import { statelessResponse, validateRaw } from '../../../src/sip/validate.js';
 import { sipFuzzCases } from '../../support/fuzz/sip.js';
 import { loadTorture, TORTURE_CASES } from '../../support/rfc4475.js';
 import { API, startTestServer, type TestServer } from '../../support/server.js';
-import { SipPeer, sipRequest, statusOf, tcpExchange } from '../../support/sip-peer.js';
+import { OFFER, SipPeer, sipRequest, statusOf, tcpExchange } from '../../support/sip-peer.js';
 import { until, markup as xml } from '../../support/until.js';
 import { startWebhookServer, type WebhookServer } from '../../support/webhook-server.js';
 
@@ -110,6 +110,15 @@ describe(`SIP fuzz (seed ${SEED}, scale ${SCALE})`, () => {
     }
     await expectOptions('UDP');
     await expectOptions('TCP');
+    // And a well-formed call still goes through the whole call path (markup: Reject busy).
+    const call = sipRequest(port, {
+      method: 'INVITE',
+      uri: `sip:${NUMBER}@127.0.0.1:${port}`,
+      to: `<sip:${NUMBER}@127.0.0.1>`,
+      body: OFFER,
+    });
+    peer.send(call.text, port);
+    expect(statusOf((await peer.final(call.branch)) ?? ''), `seed ${SEED}: a clean call`).toBe(486);
   });
 
   it('TCP: malformed messages and the RFC 4475 set', async () => {
@@ -154,7 +163,7 @@ describe(`SIP fuzz (seed ${SEED}, scale ${SCALE})`, () => {
       ['queued', 'ringing', 'in-progress'].includes(c.status),
     );
     expect(live, `seed ${SEED}: live calls`).toEqual([]);
-    // The fuzz did reach the call path (INVITEs that passed validation became calls and ended).
+    // The call path was reached (at least the clean call) and every call has ended.
     expect(all.json.calls.length, `seed ${SEED}: calls made`).toBeGreaterThan(0);
   });
 });
