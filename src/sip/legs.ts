@@ -308,7 +308,7 @@ export class SipLegs implements SipPort {
    * by different paths (RFC 3261 §8.2.2.2), and only the first may create a call or a message.
    */
   admitNew(rq: SipRequest): boolean {
-    const key = `${rq.headers['call-id']}|${tagOf(rq.headers.from) ?? ''}|${rq.headers.cseq.seq} ${rq.method}`;
+    const key = mergeKey(rq);
     const branch = String(rq.headers.via[0]?.params.branch ?? '');
     const known = this.recent.get(key);
     if (known !== undefined) {
@@ -318,9 +318,20 @@ export class SipLegs implements SipPort {
     }
     if (this.recent.size < MAX_RECENT_REQUESTS) {
       this.recent.set(key, branch);
-      setTimeout(() => this.recent.delete(key), SipTimers.TIMER_B).unref();
+      setTimeout(() => {
+        if (this.recent.get(key) === branch) this.recent.delete(key);
+      }, SipTimers.TIMER_B).unref();
     }
     return true;
+  }
+
+  /**
+   * Forgets an admitted request that was answered without effect (challenged with 401/407): some
+   * clients resend it with credentials under the same CSeq, which is not a merge.
+   */
+  releaseNew(rq: SipRequest): void {
+    const key = mergeKey(rq);
+    if (this.recent.get(key) === String(rq.headers.via[0]?.params.branch ?? '')) this.recent.delete(key);
   }
 
   /** A dialog-creating INVITE from the dispatcher (no To-tag). */
@@ -665,6 +676,10 @@ export class SipLegs implements SipPort {
       this.forget(leg);
     }
   }
+}
+
+function mergeKey(rq: SipRequest): string {
+  return `${rq.headers['call-id']}|${tagOf(rq.headers.from) ?? ''}|${rq.headers.cseq.seq} ${rq.method}`;
 }
 
 function nameAddr(p: Party, params: Record<string, string>): StackNameAddr {

@@ -188,14 +188,14 @@ export class SipService {
   /** A new INVITE: clients of our domains authenticate first (407), then the leg is handed over. */
   private async newInvite(rq: SipRequest, flow: Flow): Promise<void> {
     const client = await this.clientOf(rq);
-    if (client === false) return;
+    if (client === false) return this.legs.releaseNew(rq);
     this.legs.acceptInvite(rq, flow, client);
   }
 
   /** A MESSAGE outside a dialog (RFC 3428): authenticated like an INVITE, then handed to messaging. */
   private async newMessage(rq: SipRequest, flow: Flow): Promise<void> {
     const client = await this.clientOf(rq);
-    if (client === false) return;
+    if (client === false) return this.legs.releaseNew(rq);
     await this.legs.onOutOfDialogMessage(rq, flow, client);
   }
 }
