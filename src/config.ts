@@ -45,6 +45,12 @@ export interface Config {
     readonly registrarMaxExpires: number;
     /** Platform default outbound proxy for PSTN numbers when an account has no multi-provider proxy. */
     readonly outboundProxy: string | null;
+    /**
+     * SIP_BLOCK_PRIVATE=true: tenant-controlled SIP destinations (Dial Sip, multi-provider proxies,
+     * gateway Proxy) may not be loopback or private addresses either; link-local and metadata
+     * addresses are refused always (src/security/address-policy.ts).
+     */
+    readonly blockPrivate: boolean;
   };
   readonly media: {
     readonly rtpHost: string;
@@ -178,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
       registrarMinExpires: int(env, 'SIP_REGISTRAR_MIN_EXPIRES', 60, 1, 86_400),
       registrarMaxExpires: int(env, 'SIP_REGISTRAR_MAX_EXPIRES', 7_200, 1, 604_800),
       outboundProxy: optional(env, 'SIP_OUTBOUND_PROXY') ?? null,
+      blockPrivate: bool(env, 'SIP_BLOCK_PRIVATE', false),
     },
     media: {
       rtpHost: str(env, 'RTP_HOST', sipHost),

@@ -426,6 +426,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       recordingService,
       recordingStorage,
       gateways,
+      checkGatewayProxy: sip ? (proxy: string) => sip.checkGatewayProxy(proxy) : undefined,
       snapshots,
       callRuntime,
       profiles,

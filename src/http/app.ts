@@ -61,6 +61,8 @@ export interface AppDeps {
   readonly recordingService: RecordingService;
   readonly recordingStorage: RecordingStorage;
   readonly gateways: GatewayStore;
+  /** The SIP target policy's verdict on a gateway `Proxy` (absent with SIP_ENABLED=false). */
+  readonly checkGatewayProxy?: ((proxy: string) => Promise<string | null>) | undefined;
   /** Live actor state (the Gateway resource shows its registration from here). */
   readonly snapshots: SnapshotStore;
   /** The call runtime (null with SIP_ENABLED=false). */

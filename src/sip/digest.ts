@@ -1,22 +1,59 @@
 /**
  * HTTP Digest for SIP (RFC 3261 §22.4, RFC 2617 with qop=auth, MD5). Server side: challenges with
- * nonces kept by a NonceStore (Redis, so any node can verify them), and verification against the
+ * stateless nonces (an HMAC of the issue time, realm and source address under a secret all nodes
+ * share, so any node can verify one and a challenge writes nothing), and verification against the
  * HA1 the clients table stores. Client side: the Authorization for a gateway's REGISTER or a
  * proxy's 401/407. The `sip` package's digest keeps nonces in process memory and misspells
  * `algorithm`, so this is ours.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { StackAuth, StackMessage } from 'sip';
 
 export const md5 = (s: string): string => createHash('md5').update(s, 'latin1').digest('hex');
 export const digestHa1 = (user: string, realm: string, password: string): string =>
   md5(`${user}:${realm}:${password}`);
 
-/** Nonces issued by any node, valid for a time to live. */
-export interface NonceStore {
-  issue(nonce: string, ttlSeconds: number): Promise<void>;
-  /** True when the nonce was issued and has not expired. */
-  isValid(nonce: string): Promise<boolean>;
+/** What a nonce a client sends back is worth. */
+export type NonceVerdict = 'valid' | 'stale' | 'invalid';
+
+function nonceMac(secret: string, issuedAt: string, realm: string, source: string): Buffer {
+  return createHmac('sha256', secret)
+    .update(`${issuedAt}\n${realm.toLowerCase()}\n${source}`)
+    .digest()
+    .subarray(0, 16);
+}
+
+/**
+ * A stateless nonce: `<issue time, ms, hex>.<HMAC-SHA256/128 of time, realm and source address>`.
+ * Bound to the source address, so a captured Authorization replays only from the same address and
+ * only within the nonce's life (docs/decisions.md).
+ */
+export function issueNonce(secret: string, realm: string, source: string, now = Date.now()): string {
+  const issuedAt = now.toString(16);
+  return `${issuedAt}.${nonceMac(secret, issuedAt, realm, source).toString('hex')}`;
+}
+
+/**
+ * `valid` for a nonce we issued to `source` for `realm` within `ttlMs`; `stale` when it was ours but
+ * has expired (the client retries with the new nonce without asking its user, RFC 2617 §3.2.1);
+ * else `invalid`.
+ */
+export function verifyNonce(
+  secret: string,
+  nonce: string,
+  realm: string,
+  source: string,
+  ttlMs: number,
+  now = Date.now(),
+): NonceVerdict {
+  const m = /^([0-9a-f]{1,13})\.([0-9a-f]{32})$/.exec(nonce);
+  if (!m) return 'invalid';
+  const issuedAt = m[1] as string;
+  const mac = Buffer.from(m[2] as string, 'hex');
+  if (!timingSafeEqual(mac, nonceMac(secret, issuedAt, realm, source))) return 'invalid';
+  const age = now - Number.parseInt(issuedAt, 16);
+  // A nonce from the future (clock skew between nodes) is accepted within the same window.
+  return Math.abs(age) <= ttlMs ? 'valid' : 'stale';
 }
 
 const unquote = (v: string | undefined): string | undefined =>
@@ -86,8 +123,6 @@ export function responseMatches(ha1: string, method: string, c: DigestCredential
   const b = Buffer.from(c.response.toLowerCase());
   return a.length === b.length && timingSafeEqual(a, b);
 }
-
-export const newNonce = (): string => randomBytes(16).toString('hex');
 
 /** A WWW-Authenticate (or Proxy-Authenticate) value for a fresh challenge. */
 export function challengeHeader(realm: string, nonce: string, stale = false): StackAuth {

@@ -222,9 +222,14 @@ export class GatewayRegistrations {
 
   private send(rq: SipRequest): Promise<SipResponse> {
     return new Promise((resolve) => {
-      this.stack.send(rq, (rs) => {
-        if (rs.status >= 200) resolve(rs);
-      });
+      // A gateway's Proxy is named by a tenant (the Super Admin): the full target policy applies.
+      this.stack.send(
+        rq,
+        (rs) => {
+          if (rs.status >= 200) resolve(rs);
+        },
+        { tenantTarget: true },
+      );
     });
   }
 

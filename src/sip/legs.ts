@@ -74,7 +74,11 @@ const STRUCTURED = new Set([
   'content-length',
 ]);
 
-export type InviteHandler = (invite: InboundInvite) => void;
+/** Handles a new inbound leg; a throw or a rejection ends the leg with 500 (never the process). */
+export type InviteHandler = (invite: InboundInvite) => void | Promise<void>;
+/** Out-of-dialog requests remembered for merge detection at most (about Timer B × the request rate). */
+const MAX_RECENT_REQUESTS = 100_000;
+
 export type InboundRequestFilter = (
   rq: SipRequest,
   flow: Flow,
@@ -86,6 +90,11 @@ export class SipLegs implements SipPort {
   private readonly byDialog = new Map<string, string>();
   /** `callId|branch` of inbound INVITEs → leg id (for CANCEL). */
   private readonly byInvite = new Map<string, string>();
+  /**
+   * `Call-ID|From tag|CSeq` of out-of-dialog INVITEs and MESSAGEs seen lately → their branch, to
+   * spot merged requests (RFC 3261 §8.2.2.2). Kept for Timer B, capped so a flood cannot grow it.
+   */
+  private readonly recent = new Map<string, string>();
   private readonly listeners = new Set<(e: SipEvent) => void>();
   private inviteHandler: InviteHandler | null = null;
   private messageHandler:
@@ -126,6 +135,17 @@ export class SipLegs implements SipPort {
     return this.legs.size;
   }
 
+  /** Legs that have not ended yet (ended legs linger a while to absorb retransmissions). */
+  get active(): number {
+    let n = 0;
+    for (const leg of this.legs.values()) if (!leg.terminal) n++;
+    return n;
+  }
+
+  checkTarget(requestUri: string, route: readonly string[] = []): Promise<string | null> {
+    return this.stack.checkDestination(requestUri, route);
+  }
+
   private emit(leg: Leg, event: SipEvent): void {
     if (leg.terminal) return;
     if (TERMINAL_SIP_EVENTS.has(event.type)) {
@@ -160,7 +180,11 @@ export class SipLegs implements SipPort {
   private timer(leg: Leg, ms: number, fn: () => void): void {
     const t = setTimeout(() => {
       leg.timers.delete(t);
-      fn();
+      try {
+        fn();
+      } catch (err) {
+        this.log.error({ err, legId: leg.id }, 'sip leg timer failed');
+      }
     }, ms);
     leg.timers.add(t);
   }
@@ -220,7 +244,7 @@ export class SipLegs implements SipPort {
     leg.client = this.stack.send(
       rq,
       (rs) => this.onInviteResponse(leg, rs, contact),
-      leg.flow ? { flow: leg.flow } : {},
+      leg.flow ? { flow: leg.flow } : { tenantTarget: true },
     );
   }
 
@@ -278,6 +302,38 @@ export class SipLegs implements SipPort {
 
   // ---- UAS ------------------------------------------------------------------------------------
 
+  /**
+   * False, after answering 482 Loop Detected, when `rq` (no To-tag) has the From tag, Call-ID and
+   * CSeq of a request already in progress but another branch: the same request reached us twice
+   * by different paths (RFC 3261 §8.2.2.2), and only the first may create a call or a message.
+   */
+  admitNew(rq: SipRequest): boolean {
+    const key = mergeKey(rq);
+    const branch = String(rq.headers.via[0]?.params.branch ?? '');
+    const known = this.recent.get(key);
+    if (known !== undefined) {
+      if (known === branch) return true;
+      this.stack.respond(rq, 482);
+      return false;
+    }
+    if (this.recent.size < MAX_RECENT_REQUESTS) {
+      this.recent.set(key, branch);
+      setTimeout(() => {
+        if (this.recent.get(key) === branch) this.recent.delete(key);
+      }, SipTimers.TIMER_B).unref();
+    }
+    return true;
+  }
+
+  /**
+   * Forgets an admitted request that was answered without effect (challenged with 401/407): some
+   * clients resend it with credentials under the same CSeq, which is not a merge.
+   */
+  releaseNew(rq: SipRequest): void {
+    const key = mergeKey(rq);
+    if (this.recent.get(key) === String(rq.headers.via[0]?.params.branch ?? '')) this.recent.delete(key);
+  }
+
   /** A dialog-creating INVITE from the dispatcher (no To-tag). */
   acceptInvite(rq: SipRequest, flow: Flow, client?: InboundInvite['client']): void {
     const legId = newSid(SidPrefix.Call);
@@ -321,11 +377,19 @@ export class SipLegs implements SipPort {
       source: flow,
       ...(client ? { client } : {}),
     };
+    const failed = (err: unknown) => {
+      this.log.error({ err, legId }, 'invite handler failed');
+      try {
+        this.reject(legId, 500);
+      } catch (e) {
+        this.log.error({ err: e, legId }, 'sip 500 not sent');
+      }
+    };
     try {
-      this.inviteHandler(invite);
+      const pending = this.inviteHandler(invite);
+      if (pending) pending.catch(failed);
     } catch (err) {
-      this.log.error({ err }, 'invite handler failed');
-      this.reject(legId, 500);
+      failed(err);
     }
   }
 
@@ -388,11 +452,15 @@ export class SipLegs implements SipPort {
     this.emit(leg, { type: 'sip.ended', legId: leg.id, cause: 'ack-timeout' });
   }
 
-  reject(legId: string, status: number, reason?: string): void {
+  reject(legId: string, status: number, reason?: string, retryAfter?: number): void {
     const leg = this.legs.get(legId);
     if (!leg?.invite || leg.terminal || leg.state === 'answered' || leg.state === 'confirmed') return;
     const code = status >= 300 && status <= 699 ? status : 500;
-    this.stack.respond(leg.invite, code, { toTag: leg.localTag, ...(reason ? { reason } : {}) });
+    this.stack.respond(leg.invite, code, {
+      toTag: leg.localTag,
+      ...(reason ? { reason } : {}),
+      ...(retryAfter !== undefined ? { headers: { 'retry-after': String(retryAfter) } } : {}),
+    });
     this.emit(leg, { type: 'sip.ended', legId, cause: 'rejected' });
   }
 
@@ -481,7 +549,7 @@ export class SipLegs implements SipPort {
               reason: rs.reason || '',
             });
         },
-        message.flow ? { flow: message.flow } : {},
+        message.flow ? { flow: message.flow } : { tenantTarget: true },
       );
     };
     send(
@@ -608,6 +676,10 @@ export class SipLegs implements SipPort {
       this.forget(leg);
     }
   }
+}
+
+function mergeKey(rq: SipRequest): string {
+  return `${rq.headers['call-id']}|${tagOf(rq.headers.from) ?? ''}|${rq.headers.cseq.seq} ${rq.method}`;
 }
 
 function nameAddr(p: Party, params: Record<string, string>): StackNameAddr {

@@ -113,8 +113,11 @@ export interface SipPort {
   sendProvisional(legId: string, status: 180 | 183, sdp?: string): void;
   /** Answers an inbound leg with 200 + SDP; `sip.confirmed` when the ACK arrives. */
   answer(legId: string, sdp: string): void;
-  /** Rejects an unanswered inbound leg with a final status (486, 603, 404…). */
-  reject(legId: string, status: number, reason?: string): void;
+  /**
+   * Rejects an unanswered inbound leg with a final status (486, 603, 404…). `retryAfter` (seconds)
+   * adds Retry-After, for a 503 the caller may try again later (RFC 3261 §21.5.4, §20.33).
+   */
+  reject(legId: string, status: number, reason?: string, retryAfter?: number): void;
   /** Ends a leg in any state: BYE when answered, CANCEL when ringing out, 480 when ringing in. */
   hangUp(legId: string): void;
   /** Cancels an unanswered outbound leg. */
@@ -132,4 +135,18 @@ export interface SipPort {
    * persisted dialog). Fire and forget; the CSeq jumps ahead of any the dead node may have used.
    */
   endDialog(dialog: PersistedDialog): void;
+  /**
+   * Why the SIP target policy refuses the first hop of a request to `requestUri` through `route`
+   * (link-local or metadata; private when SIP_BLOCK_PRIVATE=true), after DNS resolution; null when
+   * it may be contacted. A request sent there anyway fails with a local 403.
+   */
+  checkTarget(requestUri: string, route?: readonly string[]): Promise<string | null>;
 }
+
+/** Notification codes of SIP outcomes a tenant should hear about (docs/errors.md). */
+export const SipNotificationCode = {
+  /** 13225: a SIP destination (Dial Sip, a proxy) is refused by the target policy. */
+  ForbiddenDestination: 13225,
+  /** 13250: no media endpoint could be allocated (RTP port range exhausted): the call got 503. */
+  NoMediaCapacity: 13250,
+} as const;

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { StackAuth, StackNameAddr } from 'sip';
 import type { ClientStore, DigestSubject } from '../store/client-store.js';
 import type { Binding, RegistrationStore } from '../store/registration-store.js';
-import { challengeHeader, newNonce, readCredentials, responseMatches } from './digest.js';
+import { challengeHeader, issueNonce, readCredentials, responseMatches, verifyNonce } from './digest.js';
 import { headerText, parseUri, type SipRequest, userOf } from './message.js';
 import type { SipStack } from './stack.js';
 import { RegistrarLimits } from './timers.js';
@@ -31,6 +31,8 @@ export type AuthOutcome =
 
 export class Registrar {
   private readonly own: Set<string>;
+  /** The digest secret every node shares (read once; a failed read is tried again next time). */
+  private secret: Promise<string> | null = null;
 
   constructor(
     private readonly stack: SipStack,
@@ -78,8 +80,15 @@ export class Registrar {
       await this.challenge(rq, domain, proxy, false);
       return { ok: false };
     }
-    if (!(await this.store.isNonceValid(creds.nonce))) {
-      await this.challenge(rq, domain, proxy, true);
+    const nonce = verifyNonce(
+      await this.digestSecret(),
+      creds.nonce,
+      domain,
+      sourceOf(rq),
+      RegistrarLimits.NONCE_TTL * 1000,
+    );
+    if (nonce !== 'valid') {
+      await this.challenge(rq, domain, proxy, nonce === 'stale');
       return { ok: false };
     }
     const subject = await this.clients.findForDigest(domain, creds.username);
@@ -97,9 +106,19 @@ export class Registrar {
     return { ok: true, subject, domain };
   }
 
+  private digestSecret(): Promise<string> {
+    if (!this.secret) {
+      this.secret = this.store.digestSecret();
+      this.secret.catch(() => {
+        this.secret = null;
+      });
+    }
+    return this.secret;
+  }
+
+  /** A 401/407 with a fresh stateless nonce: nothing is stored per challenge. */
   private async challenge(rq: SipRequest, realm: string, proxy: boolean, stale: boolean): Promise<void> {
-    const nonce = newNonce();
-    await this.store.issueNonce(nonce, RegistrarLimits.NONCE_TTL);
+    const nonce = issueNonce(await this.digestSecret(), realm, sourceOf(rq));
     const h: StackAuth[] = [challengeHeader(realm, nonce, stale)];
     this.stack.respond(rq, proxy ? 407 : 401, {
       headers: proxy ? { 'proxy-authenticate': h } : { 'www-authenticate': h },
@@ -199,6 +218,11 @@ export class Registrar {
       },
     });
   }
+}
+
+/** The address the request came from (the stack stamps it as `received` on the top Via). */
+function sourceOf(rq: SipRequest): string {
+  return String(rq.headers.via[0]?.params.received ?? rq.headers.via[0]?.host ?? '');
 }
 
 function contactUri(c: StackNameAddr): string | null {

@@ -9,15 +9,15 @@ import type { ClientStore } from '../store/client-store.js';
 import type { GatewayStore } from '../store/gateway-store.js';
 import type { RegistrationStore } from '../store/registration-store.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
-import { GatewayRegistrations } from './gateways.js';
+import { GatewayRegistrations, gatewayTarget } from './gateways.js';
 import { SipLegs } from './legs.js';
 import { ALLOW_HEADER, parseUri, type SipRequest, tagOf } from './message.js';
 import type { InboundInvite } from './port.js';
 import { Registrar } from './registrar.js';
-import { SipStack } from './stack.js';
-import type { BoundPorts, Flow, TransportOptions } from './transport.js';
+import { SipStack, type StackOptions } from './stack.js';
+import type { BoundPorts, Flow } from './transport.js';
 
-export interface SipServiceOptions extends TransportOptions {
+export interface SipServiceOptions extends StackOptions {
   readonly defaultDomain: string;
   readonly minExpires?: number;
   readonly maxExpires?: number;
@@ -80,6 +80,15 @@ export class SipService {
     return this.ports;
   }
 
+  /** Why the target policy refuses a gateway's `Proxy` (host[:port] or a SIP URI), or null. */
+  async checkGatewayProxy(proxy: string): Promise<string | null> {
+    const target = gatewayTarget({ proxy, userName: null });
+    if (target) return this.stack.checkDestination(target.registrar);
+    // Not a URI we can send to (an IPv6 literal, say): its host is still judged as written.
+    const host = /^(?:sips?:)?(?:[^@]*@)?(\[[^\]]*\]|[^:;]+)/i.exec(proxy)?.[1];
+    return host ? this.stack.checkHost(host) : null;
+  }
+
   get bound(): BoundPorts | null {
     return this.ports;
   }
@@ -96,7 +105,7 @@ export class SipService {
     const inDialog = tagOf(rq.headers.to) !== undefined;
     switch (rq.method) {
       case 'REGISTER':
-        void this.registrar.handleRegister(rq, flow);
+        this.guard(rq, 'REGISTER', () => this.registrar.handleRegister(rq, flow));
         return;
       case 'CANCEL':
         this.legs.onCancel(rq);
@@ -118,14 +127,14 @@ export class SipService {
           this.legs.onInDialog(rq);
           return;
         }
-        void this.newInvite(rq, flow);
+        if (this.legs.admitNew(rq)) this.guard(rq, 'INVITE', () => this.newInvite(rq, flow));
         return;
       case 'MESSAGE':
         if (inDialog) {
           this.legs.onInDialog(rq);
           return;
         }
-        void this.newMessage(rq, flow);
+        if (this.legs.admitNew(rq)) this.guard(rq, 'MESSAGE', () => this.newMessage(rq, flow));
         return;
       case 'BYE':
       case 'INFO':
@@ -137,6 +146,26 @@ export class SipService {
         return;
       default:
         this.stack.respond(rq, 501, { headers: { allow: ALLOW_HEADER } });
+    }
+  }
+
+  /**
+   * Runs the handling of one request so that a throw or a rejection ends that request only: a log
+   * line and 500 (ignored by the transaction layer when a final response was sent already).
+   */
+  private guard(rq: SipRequest, what: string, handle: () => Promise<void>): void {
+    const failed = (err: unknown) => {
+      this.log.error({ err, method: rq.method }, `${what} handling failed`);
+      try {
+        this.stack.respond(rq, 500);
+      } catch (e) {
+        this.log.error({ err: e }, 'sip 500 not sent');
+      }
+    };
+    try {
+      handle().catch(failed);
+    } catch (err) {
+      failed(err);
     }
   }
 
@@ -158,25 +187,15 @@ export class SipService {
 
   /** A new INVITE: clients of our domains authenticate first (407), then the leg is handed over. */
   private async newInvite(rq: SipRequest, flow: Flow): Promise<void> {
-    try {
-      const client = await this.clientOf(rq);
-      if (client === false) return;
-      this.legs.acceptInvite(rq, flow, client);
-    } catch (err) {
-      this.log.error({ err }, 'INVITE handling failed');
-      this.stack.respond(rq, 500);
-    }
+    const client = await this.clientOf(rq);
+    if (client === false) return this.legs.releaseNew(rq);
+    this.legs.acceptInvite(rq, flow, client);
   }
 
   /** A MESSAGE outside a dialog (RFC 3428): authenticated like an INVITE, then handed to messaging. */
   private async newMessage(rq: SipRequest, flow: Flow): Promise<void> {
-    try {
-      const client = await this.clientOf(rq);
-      if (client === false) return;
-      await this.legs.onOutOfDialogMessage(rq, flow, client);
-    } catch (err) {
-      this.log.error({ err }, 'MESSAGE handling failed');
-      this.stack.respond(rq, 500);
-    }
+    const client = await this.clientOf(rq);
+    if (client === false) return this.legs.releaseNew(rq);
+    await this.legs.onOutOfDialogMessage(rq, flow, client);
   }
 }

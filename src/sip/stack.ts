@@ -8,9 +8,13 @@
  * Guarantees: nothing a socket delivers throws out of here; every outgoing request's callback gets
  * exactly one final response (a local 408/503 when the network gives none).
  */
+
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import type { Logger } from 'pino';
-import type { StackMessage, TransactionLayer } from 'sip';
+import type { StackMessage, StackUri, TransactionLayer } from 'sip';
 import * as stack from 'sip';
+import { blockedHostReason, blockedReason } from '../security/address-policy.js';
 import {
   cloneMessage,
   isRequest,
@@ -32,9 +36,26 @@ import { statelessResponse, validateRaw } from './validate.js';
 
 export type RequestHandler = (rq: SipRequest, flow: Flow) => void;
 
+export interface StackOptions extends TransportOptions {
+  /**
+   * Refuse loopback and private next hops too (SIP_BLOCK_PRIVATE). Link-local and metadata
+   * addresses are refused whatever this says (src/security/address-policy.ts).
+   */
+  readonly blockPrivate?: boolean;
+}
+
+/** Local final status for a request whose next hop the target policy refuses. */
+export const FORBIDDEN_DESTINATION = { status: 403, reason: 'Forbidden Destination' } as const;
+
 export interface SendOptions {
   /** Send over this flow (a registered client's connection) instead of resolving the next hop. */
   readonly flow?: Flow;
+  /**
+   * The destination was named by a tenant (Dial, a proxy, a gateway, a client's registered Contact):
+   * private ranges are refused too when SIP_BLOCK_PRIVATE is on. Other sends (in-dialog requests to
+   * a peer's Contact) are held to the always-refused ranges only.
+   */
+  readonly tenantTarget?: boolean;
 }
 
 /** Option tags we support in Require (none beyond the base spec yet). */
@@ -65,7 +86,7 @@ export class SipStack {
   readonly counters: StackCounters = { received: 0, rejected: 0, dropped: 0, handlerErrors: 0 };
 
   constructor(
-    private readonly options: TransportOptions,
+    private readonly options: StackOptions,
     private readonly log: Logger,
   ) {
     this.transports = new SipTransports(options, (raw, flow) => this.onRaw(raw, flow), log);
@@ -266,7 +287,13 @@ export class SipStack {
         this.log.error({ err }, 'sip response handler failed');
       }
     };
-    this.targets(rq, options, (targets) => {
+    this.targets(rq, options, (targets, refused) => {
+      if (refused) {
+        this.log.warn({ method: rq.method, refused }, 'sip destination refused by the target policy');
+        return deliver(
+          makeResponse(rq, FORBIDDEN_DESTINATION.status, { reason: FORBIDDEN_DESTINATION.reason }),
+        );
+      }
       const next = (lastStatus: number) => {
         const target = targets.shift();
         if (!target) return deliver(makeResponse(rq, lastStatus));
@@ -305,10 +332,10 @@ export class SipStack {
   sendStateless(request: SipRequest, options: SendOptions = {}): void {
     const rq = cloneMessage(request);
     rq.headers.via = [{ protocol: 'UDP', host: this.host, params: { branch: newBranch() } }];
-    this.targets(rq, options, (targets) => {
+    this.targets(rq, options, (targets, refused) => {
       const target = targets[0];
       if (!target) {
-        this.log.warn({ method: rq.method }, 'sip: no route for stateless request');
+        this.log.warn({ method: rq.method, refused }, 'sip: no route for stateless request');
         return;
       }
       this.connectionFor(target, () => {})?.send(rq);
@@ -321,16 +348,67 @@ export class SipStack {
   }
 
   /**
+   * Why the target policy refuses the next hop of a request to `requestUri` (through `route`), or
+   * null when it may be contacted (or cannot be resolved: sending it then fails on its own).
+   */
+  async checkDestination(requestUri: string, route: readonly string[] = []): Promise<string | null> {
+    const rq = {
+      method: 'OPTIONS',
+      uri: requestUri,
+      headers: route.length ? { route: route.map((uri) => ({ uri, params: {} })) } : {},
+    } as unknown as SipRequest;
+    const refused = await new Promise<string | undefined>((resolve) =>
+      this.targets(rq, { tenantTarget: true }, (_targets, r) => resolve(r)),
+    );
+    if (refused) return refused;
+    // The system resolver too (hosts file, search domains): a name that SIP resolution cannot find
+    // today may still be one that points into a refused range.
+    const host = parseUri(route[0] ?? requestUri)?.host?.replace(/^\[|\]$/g, '');
+    if (!host || isIP(host)) return null;
+    const addresses = await lookup(host, { all: true }).catch(() => []);
+    for (const a of addresses) {
+      const reason = this.checkHost(a.address);
+      if (reason) return `${host}: ${reason}`;
+    }
+    return null;
+  }
+
+  /**
+   * The target policy on a host as written, before any resolution: a literal address is judged as
+   * it is (even where resolution would find no usable transport), a name only by the metadata names.
+   */
+  checkHost(hostText: string, tenantTarget = true): string | null {
+    const host = hostText.replace(/^\[|\]$/g, '');
+    return isIP(host)
+      ? blockedReason(host, { blockPrivate: (tenantTarget && this.options.blockPrivate) ?? false })
+      : blockedHostReason(host);
+  }
+
+  /**
    * Next-hop addresses (RFC 3261 §8.1.2, §16.12): the first Route entry if any (a strict router's
    * URI swaps into the Request-URI), else the Request-URI; then RFC 3263 resolution, keeping only
-   * transports we run.
+   * transports we run. Every resolved address passes the target policy, or the request is refused
+   * (`refused` says why): a name that resolves to one blocked address is refused as a whole, as for
+   * webhooks. A flow (a client's own connection) is not a destination anyone chose, so it is not checked.
    */
-  private targets(rq: SipRequest, options: SendOptions, done: (targets: (Target | Flow)[]) => void): void {
+  private targets(
+    rq: SipRequest,
+    options: SendOptions,
+    done: (targets: (Target | Flow)[], refused?: string) => void,
+  ): void {
+    // The callback runs from DNS resolution: nothing it throws may reach the event loop.
+    const finish = (targets: (Target | Flow)[], refused?: string) => {
+      try {
+        done(targets, refused);
+      } catch (err) {
+        this.log.error({ err, method: rq.method }, 'sip send failed');
+      }
+    };
     if (options.flow) {
-      done(this.transports.isOpen(options.flow) ? [options.flow] : []);
+      finish(this.transports.isOpen(options.flow) ? [options.flow] : []);
       return;
     }
-    let hop = parseUri(rq.uri);
+    let hop: StackUri | undefined = parseUri(rq.uri);
     const route = rq.headers.route;
     if (route?.length) {
       const first = route[0];
@@ -343,7 +421,13 @@ export class SipStack {
       hop = uri;
     }
     if (!hop?.host) {
-      done([]);
+      finish([]);
+      return;
+    }
+    const policy = { blockPrivate: (options.tenantTarget && this.options.blockPrivate) ?? false };
+    const byName = this.checkHost(hop.host, options.tenantTarget ?? false);
+    if (byName) {
+      finish([], byName);
       return;
     }
     const available = new Set<string>();
@@ -351,11 +435,22 @@ export class SipStack {
     if (b.udp !== null) available.add('UDP');
     if (b.tcp !== null) available.add('TCP');
     try {
-      stack.resolve({ ...hop, params: { ...hop.params } }, (addresses) =>
-        done(addresses.filter((a) => available.has(a.protocol.toUpperCase()))),
-      );
+      stack.resolve({ ...hop, params: { ...hop.params } }, (addresses) => {
+        const usable = addresses.filter(
+          (a) =>
+            available.has(a.protocol.toUpperCase()) &&
+            Number.isInteger(a.port) &&
+            a.port > 0 &&
+            a.port < 65_536,
+        );
+        for (const a of usable) {
+          const refused = blockedReason(a.address, policy);
+          if (refused) return finish([], refused);
+        }
+        finish(usable);
+      });
     } catch {
-      done([]);
+      finish([]);
     }
   }
 }

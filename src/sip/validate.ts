@@ -7,6 +7,7 @@
  * Input is a latin1 string (one byte per char), exactly as it came off the wire.
  */
 import { newTag } from './message.js';
+import { controlIn, requestProblem } from './wire-rules.js';
 
 export type Verdict =
   | { readonly kind: 'ok' }
@@ -204,13 +205,20 @@ export function validateRaw(raw: string, datagram: boolean): Verdict {
     return reject(400, 'Headers In Request-URI');
 
   const seen = new Map<string, string[]>();
+  const pairs: (readonly [string, string])[] = [];
   for (const line of parts.headers) {
     const h = header(line);
     if (!h) return bad('Malformed header line');
+    pairs.push(h);
     const list = seen.get(h[0]) ?? [];
     list.push(h[1]);
     seen.set(h[0], list);
   }
+  if (req) {
+    const p = requestProblem(req[1] as string, requestUri, parts.startLine, pairs, parts.body);
+    if (p) return reject(p.status, p.reason);
+  } else if (controlIn(parts.startLine) === 'bare' || pairs.some(([, v]) => controlIn(v) === 'bare'))
+    return drop('control character in a response');
   for (const name of SINGLE) {
     if ((seen.get(name)?.length ?? 0) > 1) return bad(`Duplicate ${name} header`);
   }

@@ -37,6 +37,9 @@ export interface RegistrationStore {
   clear(aor: string): Promise<void>;
   /** Number of AORs with at least one live binding (supervisor metric RegisteredUsers). */
   countRegistered(): Promise<number>;
-  issueNonce(nonce: string, ttlSeconds: number): Promise<void>;
-  isNonceValid(nonce: string): Promise<boolean>;
+  /**
+   * The secret every node signs digest nonces with: created once (random) by the first node that
+   * asks, then read. One key in all, never one per challenge.
+   */
+  digestSecret(): Promise<string>;
 }

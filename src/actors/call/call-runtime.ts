@@ -26,7 +26,7 @@ import type { MediaEvent, MediaPort } from '../../media/port.js';
 import type { NotifyInput } from '../../notifications/notifier.js';
 import type { MultiProviderConfig } from '../../profiles/multi-provider.js';
 import { type PersistedDialog, persistedDialog } from '../../sip/dialog.js';
-import type { InboundInvite, SipEvent, SipPort } from '../../sip/port.js';
+import { type InboundInvite, type SipEvent, SipNotificationCode, type SipPort } from '../../sip/port.js';
 import { NoRouteError, parseCallTarget, planOutgoingRequest, TargetError } from '../../sip/routing-policy.js';
 import type { Flow } from '../../sip/transport.js';
 import {
@@ -124,6 +124,8 @@ class Session {
     readonly reason: string | null;
     /** The server itself did not send the INVITE (no route, client not registered…). */
     readonly local?: boolean;
+    /** A more specific Notification than the generic failure one was already written. */
+    readonly notified?: boolean;
   } | null = null;
   /** StatusCallback given on modification: requested when the call ends. */
   endCallback: { readonly url: string; readonly method: HttpMethod } | null = null;
@@ -191,7 +193,8 @@ function deferred<T>(): Deferred<T> {
 export interface CallRuntimeDeps {
   readonly sip: SipPort & {
     onEvent(listener: (e: SipEvent) => void): () => void;
-    onInvite(handler: (invite: InboundInvite) => void): void;
+    /** A rejection of the handler's promise ends that leg (500) in the SIP adapter. */
+    onInvite(handler: (invite: InboundInvite) => void | Promise<void>): void;
   };
   readonly media: MediaPort;
   readonly calls: CallStore;
@@ -228,6 +231,8 @@ export interface CallRuntimeDeps {
 const CALL_ENDED = new AppError('Conflict', 'call ended');
 /** Live call snapshots outlive a crashed node by this much (seconds). */
 const SNAPSHOT_TTL_SECONDS = 6 * 3600;
+/** Retry-After of a 503 for an exhausted RTP port range, seconds. */
+const NO_MEDIA_RETRY_AFTER_SECONDS = 30;
 /** How long a new endpoint may take before the call fails. */
 const ENDPOINT_TIMEOUT_MS = 5_000;
 
@@ -246,7 +251,7 @@ export class CallRuntime {
     this.claim = { node: deps.instanceId, leaseMs: deps.callLeaseMs };
     this.unsubscribe.push(deps.sip.onEvent((e) => this.onSipEvent(e)));
     this.unsubscribe.push(deps.media.subscribe((e) => this.onMediaEvent(e)));
-    deps.sip.onInvite((invite) => void this.onInvite(invite));
+    deps.sip.onInvite((invite) => this.onInvite(invite));
   }
 
   /** Live calls on this node. */
@@ -474,7 +479,12 @@ export class CallRuntime {
     if (status === CallStatus.InProgress) return;
     if (status !== CallStatus.Ringing) throw new Error(`call ${sid} cannot be answered (${status})`);
     if (!session.localSdp) {
-      session.localSdp = await this.createEndpoint(sid, session.remoteSdp ?? undefined, signal);
+      session.localSdp = await this.createEndpoint(sid, session.remoteSdp ?? undefined, signal).catch(
+        (err: unknown) => {
+          if (err instanceof MediaSetupError && err.reason === 'no-port') this.noMediaCapacity(session);
+          throw err;
+        },
+      );
       session.remoteSdp = null;
       if (signal.aborted) throw signal.reason;
     }
@@ -482,6 +492,22 @@ export class CallRuntime {
     // `confirmed` settles false when the call ends first.
     const confirmed = await untilAborted(session.confirmed.promise, signal);
     if (!confirmed) throw new Error(`call ${sid} ended before it was answered`);
+  }
+
+  /**
+   * The RTP port range is exhausted: the caller may try again shortly (503 with Retry-After, not a
+   * final refusal), and the account hears why its call was not answered.
+   */
+  private noMediaCapacity(session: Session): void {
+    const r = session.record;
+    session.log.warn('no RTP port free: call refused with 503');
+    this.deps.sip.reject(r.sid, 503, 'No Media Capacity', NO_MEDIA_RETRY_AFTER_SECONDS);
+    this.deps.notify({
+      accountSid: r.accountSid,
+      callSid: r.sid,
+      errorCode: SipNotificationCode.NoMediaCapacity,
+      messageText: `Call ${r.sid} from ${r.from} refused with 503: no free RTP port on this node`,
+    });
   }
 
   /** Sends an interpreter intent (`app.reject`, `app.hangup`) to the call actor. */
@@ -970,9 +996,9 @@ export class CallRuntime {
   private async placeCall(session: Session): Promise<void> {
     const { record } = session;
     const sid = record.sid;
-    const fail = (status: number, message: string) => {
+    const fail = (status: number, message: string, notified = false) => {
       session.log.info({ status, message }, 'call not placed');
-      session.sipResponse = { status, reason: message, local: true };
+      session.sipResponse = { status, reason: message, local: true, notified };
       this.actors.get(sid)?.send({ type: 'sip.failed', status, at: Date.now() });
     };
     try {
@@ -993,6 +1019,11 @@ export class CallRuntime {
       });
       const fromUser = record.from.replace(/^client:/, '');
       const credentials = session.credentials ?? plan.credentials;
+      // A client registered over TCP or WS is reached over its own connection.
+      const flow = bindings[0] && bindings[0].flow.protocol !== 'UDP' ? bindings[0].flow : undefined;
+      const refused = flow ? null : await this.deps.sip.checkTarget(plan.requestUri, plan.route);
+      // notifyFailed writes the 13225 (ForbiddenDestination) for a local 403.
+      if (refused) return fail(403, refused);
       if (this.actors.get(sid)?.getSnapshot().status !== 'active') return;
       this.deps.sip.placeCall(sid, {
         requestUri: plan.requestUri,
@@ -1001,8 +1032,7 @@ export class CallRuntime {
         route: plan.route,
         headers: plan.headers,
         ...(credentials ? { credentials } : {}),
-        // A client registered over TCP or WS is reached over its own connection.
-        ...(bindings[0] && bindings[0].flow.protocol !== 'UDP' ? { flow: bindings[0].flow } : {}),
+        ...(flow ? { flow } : {}),
         sdp,
       });
       const at = Date.now();
@@ -1010,8 +1040,16 @@ export class CallRuntime {
     } catch (e) {
       if (e instanceof NoRouteError) fail(e.reason === 'client-not-registered' ? 480 : 503, e.message);
       else if (e instanceof TargetError) fail(400, e.message);
-      else if (e instanceof MediaSetupError) fail(503, e.message);
-      else {
+      else if (e instanceof MediaSetupError) {
+        if (e.reason === 'no-port')
+          this.deps.notify({
+            accountSid: record.accountSid,
+            callSid: sid,
+            errorCode: SipNotificationCode.NoMediaCapacity,
+            messageText: `Call to ${record.to} not placed: no free RTP port on this node`,
+          });
+        fail(503, e.message, e.reason === 'no-port');
+      } else {
         session.log.error({ err: e }, 'placing the call failed');
         fail(500, 'internal error');
       }
@@ -1054,7 +1092,8 @@ export class CallRuntime {
     const sipStatus = this.actors.get(sid)?.getSnapshot().context.sipStatus ?? null;
     const sipResponseCode = session.sipResponse?.status ?? null;
     session.record = { ...session.record, status, endTime: new Date(at), duration, sipResponseCode };
-    if (status === CallStatus.Failed || session.sipResponse?.local) this.notifyFailed(session);
+    if ((status === CallStatus.Failed || session.sipResponse?.local) && !session.sipResponse?.notified)
+      this.notifyFailed(session);
     await Promise.all([
       this.deps.calls
         .update(sid, { status, endTime: new Date(at), duration, sipResponseCode })
@@ -1161,7 +1200,7 @@ export class CallRuntime {
  */
 export const CallFailureCode = {
   NotDelivered: 13224,
-  TargetRefused: 13225,
+  TargetRefused: SipNotificationCode.ForbiddenDestination,
 } as const;
 
 /** A leg's media endpoint could not be set up (`reason` from the engine, or `timeout`). */

@@ -19,6 +19,11 @@ export interface GatewayRouteDeps {
   readonly gateways: GatewayStore;
   readonly snapshots: SnapshotStore;
   readonly publicUrl: string;
+  /**
+   * Why the SIP target policy refuses a `Proxy` (after DNS resolution), or null. Absent with
+   * SIP_ENABLED=false: nothing is ever sent to a gateway then.
+   */
+  readonly checkGatewayProxy?: ((proxy: string) => Promise<string | null>) | undefined;
 }
 
 export const TTL_MIN = 30;
@@ -31,10 +36,13 @@ function superAdminOnly(res: Response): string {
   return accountOf(res).sid;
 }
 
-function proxyParam(p: Params): string | undefined {
+async function proxyParam(p: Params, deps: GatewayRouteDeps): Promise<string | undefined> {
   const v = p.get('Proxy');
   if (v === undefined) return undefined;
   if (!PROXY.test(v)) throw new AppError('InvalidParameter', 'Proxy must be host[:port] or a sip: URI');
+  // The same target policy as every other SIP destination a tenant names (docs/sip.md).
+  const refused = await deps.checkGatewayProxy?.(v);
+  if (refused) throw new AppError('InvalidParameter', `Proxy is not an allowed SIP destination: ${refused}`);
   return v;
 }
 
@@ -58,7 +66,7 @@ export function gatewayRoutes(routes: RouteTable, deps: GatewayRouteDeps): void 
       POST: async (_req, res) => {
         const accountSid = superAdminOnly(res);
         const p = Params.body(res);
-        const proxy = proxyParam(p);
+        const proxy = await proxyParam(p, deps);
         if (!proxy) throw new AppError('MissingParameter', 'Proxy is required');
         const at = new Date();
         const g: Gateway = {
@@ -89,7 +97,7 @@ export function gatewayRoutes(routes: RouteTable, deps: GatewayRouteDeps): void 
         friendlyName: friendlyNameParam(p, 'FriendlyName'),
         userName: p.get('UserName'),
         password: p.get('Password'),
-        proxy: proxyParam(p),
+        proxy: await proxyParam(p, deps),
         register: p.bool('Register'),
         ttl: p.int('TTL', TTL_MIN, TTL_MAX),
       });

@@ -16,7 +16,7 @@ export function redisKeys(prefix: string) {
     /** Failed logins from one client address in the current throttle window. */
     authFailuresSource: (address: string) => `${p}auth:fail:ip:${address}`,
     // SIP registrar
-    sipNonce: (nonce: string) => `${p}sip:nonce:${nonce}`,
+    sipDigestSecret: `${p}sip:digest-secret`,
     sipBindings: (aor: string) => `${p}sip:reg:${aor}`,
     sipBindingIndex: `${p}sip:reg:index`,
     gatewayState: (sid: string) => `${p}gw:${sid}:state`,

@@ -1,7 +1,8 @@
 /**
  * Redis RegistrationStore: one hash per AOR (field = contact URI, value = binding JSON), a sorted set
- * of AORs scored by their latest expiry (for the registered-user count), nonces as keys with a TTL.
+ * of AORs scored by their latest expiry (for the registered-user count), and the one digest secret all nodes sign nonces with.
  */
+import { randomBytes } from 'node:crypto';
 import type { Binding, RegistrationStore } from '../registration-store.js';
 import type { Redis } from './client.js';
 import type { RedisKeys } from './keys.js';
@@ -67,11 +68,11 @@ export class RedisRegistrationStore implements RegistrationStore {
     return this.redis.zCard(this.keys.sipBindingIndex);
   }
 
-  async issueNonce(nonce: string, ttlSeconds: number): Promise<void> {
-    await this.redis.set(this.keys.sipNonce(nonce), '1', { EX: ttlSeconds });
-  }
-
-  async isNonceValid(nonce: string): Promise<boolean> {
-    return (await this.redis.exists(this.keys.sipNonce(nonce))) === 1;
+  async digestSecret(): Promise<string> {
+    const key = this.keys.sipDigestSecret;
+    await this.redis.set(key, randomBytes(32).toString('hex'), { NX: true });
+    const secret = await this.redis.get(key);
+    if (!secret) throw new Error('digest secret missing');
+    return secret;
   }
 }
