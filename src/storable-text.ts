@@ -1,16 +1,36 @@
 /**
- * Text received from a customer's server (a response body, a header value, a parser message quoting
- * it) as a Notification may keep it. Postgres `text` cannot hold NUL and the store refuses unpaired
- * UTF-16 surrogates, so a response carrying either would otherwise lose the very Notification that
- * explains it. NUL becomes U+2400 (␀) so the reader still sees where it was; an unpaired surrogate
- * becomes U+FFFD, as a UTF-8 decoder would have made it.
+ * Text the store can hold. Postgres `text` never holds NUL, jsonb refuses `\u0000`, and an unpaired
+ * UTF-16 surrogate has no UTF-8 form: values with either are refused at the edges (naming where) or,
+ * when they only quote what someone else sent, shown in a storable form.
  */
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** Why a text value cannot be stored. */
+export type InvalidTextReason = 'nul' | 'lone-surrogate';
 
-/** `text` with NUL shown as ␀ and unpaired surrogates as U+FFFD; the same string when clean. */
+/** What a refusal says about a value with that reason. */
+export const INVALID_TEXT_PROBLEM: Readonly<Record<InvalidTextReason, string>> = {
+  nul: 'must not contain NUL characters',
+  'lone-surrogate': 'must be well-formed Unicode (it has a lone surrogate)',
+};
+
+// A high surrogate not followed by a low one, or a low one not preceded by a high one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+
+/** The reason `s` cannot be stored, or null when it can. */
+export function invalidTextReason(s: string): InvalidTextReason | null {
+  if (s.includes('\u0000')) return 'nul';
+  if (LONE_SURROGATE.test(s)) return 'lone-surrogate';
+  return null;
+}
+
+/**
+ * `text` with NUL shown as ␀ (U+2400, so the reader still sees where it was) and unpaired surrogates
+ * as U+FFFD (as a UTF-8 decoder would have made them); the same string when clean. For text that
+ * quotes what a customer's server or a carrier sent, which must not cost the record explaining it.
+ */
 export function storableText(text: string): string {
-  return text.replaceAll('\u0000', '\u2400').replace(LONE_SURROGATE, '\uFFFD');
+  return text.replaceAll('\u0000', '\u2400').replace(LONE_SURROGATES, '\uFFFD');
 }
 
 /** `storableText` over every name and value of a header map. */

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import WebSocket from 'ws';
+import { collectedMemory } from '../lib/memory.js';
 import type { createNamespace } from '../lib/namespace.js';
 import { freePort } from '../lib/ports.js';
 import { type ServerProcess, startServerProcess } from '../lib/server-process.js';
@@ -15,6 +15,7 @@ import { spawned } from '../lib/tools.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const SERVER_IP = '127.0.0.1';
+export { collectedMemory };
 export const PEER_IP = '127.0.0.2';
 export const ADMIN = { email: 'bench@example.test', password: 'bench-password' };
 
@@ -113,43 +114,6 @@ export async function sipp(args: string[], scenario: string | null): Promise<Sip
 export interface BenchServer extends ServerProcess {
   /** The V8 inspector's port on SERVER_IP when started with `inspect` (see collectedMemory). */
   readonly inspectPort: number | null;
-}
-
-/**
- * Runs a full garbage collection in the server (through its V8 inspector) and reads its memory
- * right after: heap in use and RSS without the garbage that makes raw RSS readings swing.
- */
-export async function collectedMemory(inspectPort: number): Promise<{ rss: number; heapUsed: number }> {
-  const targets = (await (await fetch(`http://${SERVER_IP}:${inspectPort}/json/list`)).json()) as {
-    webSocketDebuggerUrl: string;
-  }[];
-  const ws = new WebSocket(targets[0]!.webSocketDebuggerUrl);
-  await once(ws, 'open');
-  let next = 0;
-  const call = (method: string, params: object = {}) =>
-    new Promise<{ result?: { value?: string } }>((resolve, reject) => {
-      const id = ++next;
-      const onMessage = (data: WebSocket.RawData) => {
-        const m = JSON.parse(String(data)) as { id?: number; result?: object; error?: { message: string } };
-        if (m.id !== id) return;
-        ws.off('message', onMessage);
-        if (m.error) reject(new Error(`${method}: ${m.error.message}`));
-        else resolve((m.result ?? {}) as { result?: { value?: string } });
-      };
-      ws.on('message', onMessage);
-      ws.send(JSON.stringify({ id, method, params }));
-    });
-  try {
-    await call('HeapProfiler.collectGarbage');
-    const r = await call('Runtime.evaluate', {
-      expression: 'JSON.stringify(process.memoryUsage())',
-      returnByValue: true,
-    });
-    const m = JSON.parse(r.result?.value ?? '{}') as { rss: number; heapUsed: number };
-    return { rss: m.rss, heapUsed: m.heapUsed };
-  } finally {
-    ws.close();
-  }
 }
 
 /**

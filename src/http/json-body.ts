@@ -6,6 +6,7 @@
  * would rather name the member than answer 500.
  */
 import { AppError } from '../errors.js';
+import { firstUnstorableMember, jsonPointer } from '../json-members.js';
 
 /** Deepest nesting of objects and arrays accepted in a JSON document (docs/errors.md). */
 export const JSON_MAX_DEPTH = 64;
@@ -37,31 +38,10 @@ export function jsonDepth(text: string, limit = JSON_MAX_DEPTH): number {
   return max;
 }
 
-/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Why a string may not be stored, or null when it may. */
-export function badText(s: string): string | null {
-  if (s.includes('\u0000')) return 'must not contain NUL characters';
-  if (LONE_SURROGATE.test(s)) return 'must not contain unpaired surrogates';
-  return null;
-}
-
-/** Throws a 400 naming the first string member of `value` (a parsed JSON document) that may not be stored. */
-export function assertStorableJson(value: unknown, where = '$'): void {
-  // Depth is already bounded by JSON_MAX_DEPTH, so recursion here is shallow.
-  if (typeof value === 'string') {
-    const why = badText(value);
-    if (why) throw new AppError('InvalidParameter', `${where} ${why}`);
-  } else if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) assertStorableJson(value[i], `${where}[${i}]`);
-  } else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const why = badText(k);
-      if (why) throw new AppError('InvalidParameter', `A member name in ${where} ${why}`);
-      assertStorableJson(v, `${where}.${k}`);
-    }
-  }
+/** Throws a 400 naming (as a JSON Pointer after `what`) the first member that may not be stored. */
+export function assertStorableJson(value: unknown, what: string): void {
+  const bad = firstUnstorableMember(value);
+  if (bad) throw new AppError('InvalidParameter', `${what} ${jsonPointer(bad.path)} ${bad.problem}`.trim());
 }
 
 /**
@@ -79,6 +59,6 @@ export function parseJsonSafely(text: string, what: string): unknown {
   } catch {
     throw new AppError('MalformedBody', `${what} is not valid JSON`);
   }
-  assertStorableJson(value, what === 'Request body' ? '$' : what);
+  assertStorableJson(value, what === 'Request body' ? '' : what);
   return value;
 }

@@ -2,6 +2,7 @@
  * Multi-provider configuration data (spec §Multi-provider extension configuration): parsed and
  * validated once, used by the SIP (outbound-voice) and SMS (outbound-sms) paths.
  */
+import { dottedPath, firstUnstorableMember, type MemberPath } from '../json-members.js';
 import { tenantPatternProblem } from '../security/tenant-pattern.js';
 
 export interface ProxyHeader {
@@ -16,26 +17,11 @@ export interface OutboundProxy {
   readonly match?: string;
   readonly headers?: readonly ProxyHeader[];
 }
+
 export interface MultiProviderConfig {
   readonly 'outbound-sms'?: readonly [{ readonly destination_network_id: string | number }];
   readonly 'outbound-voice'?: readonly [{ readonly proxy: readonly OutboundProxy[] }];
 }
-
-/** Where a problem is: member names and array indexes from the configuration's root. */
-export type MemberPath = readonly (string | number)[];
-
-/** Segments shown in a message; a deeper path ends in `…` so messages stay short. */
-const SHOWN_SEGMENTS = 32;
-const shown = (path: MemberPath, format: (s: string | number) => string): string =>
-  path.slice(0, SHOWN_SEGMENTS).map(format).join('') + (path.length > SHOWN_SEGMENTS ? '…' : '');
-
-/** `.outbound-voice[0].proxy[1].match`, as in the ConfigurationData messages. */
-export const dottedPath = (path: MemberPath): string =>
-  shown(path, (s) => (typeof s === 'number' ? `[${s}]` : `.${s}`));
-
-/** `/multiprovider/outbound-voice/0/proxy/1/match` (RFC 6901), as in the profile schema messages. */
-export const jsonPointer = (path: MemberPath): string =>
-  shown(path, (s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`);
 
 /** Thrown with the member path of the first problem. */
 export class ConfigurationDataError extends Error {
@@ -54,48 +40,6 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 // aside, RFC 3261 LWS) nor lone surrogates (no UTF-8 form; Postgres refuses them and NUL).
 // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
 const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/**
- * The first member name or string value that cannot be stored (NUL or a lone surrogate: Postgres
- * refuses both in jsonb), anywhere in `value`, unknown members included. Iterative, so a deeply
- * nested value cannot exhaust the stack.
- */
-function firstUnstorable(value: unknown, base: MemberPath): ConfigurationDataError | null {
-  interface Item {
-    readonly value: unknown;
-    readonly parent: Item | null;
-    readonly key: string | number | null;
-  }
-  const pathOf = (item: Item): MemberPath => {
-    const keys: (string | number)[] = [];
-    for (let i: Item | null = item; i && i.key !== null; i = i.parent) keys.unshift(i.key);
-    return [...base, ...keys];
-  };
-  const problemOf = (text: string) =>
-    text.includes('\0')
-      ? 'must not contain NUL characters'
-      : LONE_SURROGATE.test(text)
-        ? 'must be well-formed Unicode (it has a lone surrogate)'
-        : null;
-  const stack: Item[] = [{ value, parent: null, key: null }];
-  for (let item = stack.pop(); item; item = stack.pop()) {
-    const v = item.value;
-    if (typeof v === 'string') {
-      const problem = problemOf(v);
-      if (problem) return new ConfigurationDataError(pathOf(item), problem);
-    } else if (Array.isArray(v)) {
-      for (const [i, x] of v.entries()) stack.push({ value: x, parent: item, key: i });
-    } else if (isObject(v)) {
-      for (const [k, x] of Object.entries(v)) {
-        const problem = problemOf(k);
-        if (problem) return new ConfigurationDataError(pathOf(item), `has a member name that ${problem}`);
-        stack.push({ value: x, parent: item, key: k });
-      }
-    }
-  }
-  return null;
-}
 
 function str(o: Record<string, unknown>, key: string, path: MemberPath, required: boolean): void {
   const v = o[key];
@@ -161,8 +105,8 @@ export function validateMultiProvider(value: unknown, path: MemberPath = []): Mu
       }
     });
   }
-  const unstorable = firstUnstorable(value, path);
-  if (unstorable) throw unstorable;
+  const unstorable = firstUnstorableMember(value, path);
+  if (unstorable) throw new ConfigurationDataError(unstorable.path, unstorable.problem);
   return value as MultiProviderConfig;
 }
 

@@ -3,8 +3,9 @@
  * client types): the HTTP layer maps them to 400 InvalidParameter, adapters to their own refusal.
  */
 
-/** Why a text value cannot be stored. */
-export type InvalidTextReason = 'nul' | 'lone-surrogate';
+import type { InvalidTextReason } from '../storable-text.js';
+
+export { type InvalidTextReason, invalidTextReason } from '../storable-text.js';
 
 /**
  * A text value holds a character Postgres cannot store: NUL (0x00; `text` never holds it, and
@@ -25,13 +26,3 @@ export class StoreInputError extends Error {
 }
 
 export const isStoreInputError = (e: unknown): e is StoreInputError => e instanceof StoreInputError;
-
-// A high surrogate not followed by a low one, or a low one not preceded by a high one.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** The reason `s` cannot be stored, or null when it can. */
-export function invalidTextReason(s: string): InvalidTextReason | null {
-  if (s.includes('\u0000')) return 'nul';
-  if (LONE_SURROGATE.test(s)) return 'lone-surrogate';
-  return null;
-}

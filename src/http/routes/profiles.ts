@@ -6,9 +6,9 @@ import type { Request, Response } from 'express';
 import type { AccountService } from '../../actors/account/account-service.js';
 import { AppError } from '../../errors.js';
 import { newSid, SidPrefix } from '../../ids.js';
+import { jsonPointer } from '../../json-members.js';
 import {
   ConfigurationDataError,
-  jsonPointer,
   parseConfigurationData,
   validateMultiProvider,
 } from '../../profiles/multi-provider.js';

@@ -27,13 +27,14 @@ import {
   markupCase,
   SERIAL_MUTATIONS,
 } from '../../support/fuzz/markup.js';
+import { fuzzScale, fuzzSeed } from '../../support/fuzz/prng.js';
 import { API, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
 import { runSipp } from '../../support/sipp.js';
 import { until } from '../../support/until.js';
 import { startWebhookServer, type WebhookServer } from '../../support/webhook-server.js';
 
-const SCALE = Math.max(1, Number(process.env.FUZZ_SCALE ?? 1));
-const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const SCALE = fuzzScale();
+const SEED = fuzzSeed(Math.floor(Math.random() * 2 ** 31));
 const VOLUME_CASES = 40 * SCALE;
 const REAL_CALLS = 3 * SCALE;
 const TERMINAL = ['completed', 'canceled', 'busy', 'failed', 'no-answer'];

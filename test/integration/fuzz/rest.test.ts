@@ -5,13 +5,15 @@
  * error catalogue's shape on every 4xx, and no trace of the other account in any body.
  * Size: FUZZ_SCALE (default 1: a few hundred requests); the seed is printed with every failure.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSid, SidPrefix } from '../../../src/ids.js';
+import { fuzzScale, fuzzSeed } from '../../support/fuzz/prng.js';
 import { type RestCase, restCases } from '../../support/fuzz/rest.js';
 import { API, basic, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
 
-const SCALE = Number(process.env.FUZZ_SCALE ?? 1);
-const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
+const SCALE = fuzzScale();
+const SEED = fuzzSeed(Date.now() % 1_000_000);
 
 let ts: TestServer;
 let caller: { sid: string; creds: Credentials };

@@ -8,8 +8,10 @@
  * Size: FUZZ_SCALE (default 1: a few seconds). Seed: FUZZ_SEED (default 1 at scale 1, else the
  * clock); every failure message names the seed and the case, so `FUZZ_SEED=<n>` replays it.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statelessResponse, validateRaw } from '../../../src/sip/validate.js';
+import { fuzzScale, fuzzSeed } from '../../support/fuzz/prng.js';
 import { sipFuzzCases } from '../../support/fuzz/sip.js';
 import { loadTorture, TORTURE_CASES } from '../../support/rfc4475.js';
 import { API, startTestServer, type TestServer } from '../../support/server.js';
@@ -17,8 +19,8 @@ import { OFFER, SipPeer, sipRequest, statusOf, tcpExchange } from '../../support
 import { until, markup as xml } from '../../support/until.js';
 import { startWebhookServer, type WebhookServer } from '../../support/webhook-server.js';
 
-const SCALE = Number(process.env.FUZZ_SCALE ?? 1);
-const SEED = Number(process.env.FUZZ_SEED ?? (SCALE > 1 ? Date.now() % 2 ** 31 : 1));
+const SCALE = fuzzScale();
+const SEED = fuzzSeed(SCALE > 1 ? Date.now() % 2 ** 31 : 1);
 const NUMBER = '+15550900001';
 
 let ts: TestServer;

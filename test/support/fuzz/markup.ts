@@ -8,18 +8,7 @@
  * The valid parts use only quick verbs (Pause 0-1 s, a short Say, a 1 s Gather, Hangup, Reject), so a
  * case that still runs ends within seconds on a real call.
  */
-
-/** A seedable PRNG (mulberry32): the same seed gives the same cases. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from './prng.js';
 
 export const MarkupMutation = {
   UnknownVerb: 'unknown-verb',
@@ -149,7 +138,7 @@ function words(rng: Rng, bytes: number): string {
 
 /** One case: 1-3 mutations, at least one of which is a defect by construction. */
 export function markupCase(seed: number, index: number, options: MarkupCaseOptions = {}): MarkupCase {
-  const rng = mulberry32((seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
+  const rng = prng((seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
   const excluded = new Set(options.exclude ?? []);
   const maxText = options.maxTextBytes ?? 256 * 1024;
   const structural = STRUCTURAL_MUTATIONS.filter((m) => !excluded.has(m));

@@ -4,6 +4,7 @@
  * Deterministic per seed (mulberry32); the caller prints the seed when a case fails.
  */
 import type { RouteEntry } from '../../../src/http/router.js';
+import { prng } from './prng.js';
 
 export interface RestCase {
   readonly method: string;
@@ -21,18 +22,6 @@ export interface RestFuzzContext {
   readonly ownAccountSid: string;
   /** Real sids of another account's resources, by path parameter name (`accountSid`, `applicationSid`...). */
   readonly foreignSids: Readonly<Record<string, string>>;
-}
-
-/** Small fast seedable PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const pick = <T>(rng: () => number, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)] as T;

@@ -4,18 +4,7 @@
  * by one mutation each: random bytes, truncation, huge headers, control characters, bad
  * Content-Length, bad SDP, odd encodings, lost or doubled headers, flipped bytes.
  */
-
-/** mulberry32: small, fast, good enough to pick mutations. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { prng } from './prng.js';
 
 export interface FuzzCase {
   readonly name: string;

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { dottedPath, jsonPointer } from '../../../src/json-members.js';
 import {
   ConfigurationDataError,
-  dottedPath,
-  jsonPointer,
   parseConfigurationData,
   validateMultiProvider,
 } from '../../../src/profiles/multi-provider.js';

@@ -11,6 +11,7 @@ import {
   verifyTwilioBodySignature,
   verifyTwilioSignature,
 } from '../../../src/webhooks/signing.js';
+import { prng } from '../../support/fuzz/prng.js';
 
 const VECTOR_URL = 'https://mycompany.com/myapp.php?foo=1&bar=2';
 const VECTOR_PARAMS: Params = [
@@ -21,17 +22,8 @@ const VECTOR_PARAMS: Params = [
   ['To', '+18005551212'],
 ];
 
-/** Deterministic PRNG (mulberry32) so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic, so a failure reproduces. */
+const rng = prng;
 
 const ALPHABET = ['a', 'b', 'Z', '0', '9', ' ', '+', '-', '_', '.', 'é', 'ß', '漢', '😀', '&', '=', '%', '/'];
 
