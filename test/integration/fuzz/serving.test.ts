@@ -66,6 +66,7 @@ async function account(email: string): Promise<{ sid: string; creds: Credentials
   return { sid: r.json.sid, creds: { user: r.json.sid, secret: r.json.auth_token } };
 }
 
+const mb = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
 const openFiles = (): number => readdirSync(`/proc/${server.child.pid}/fd`).length;
 
 beforeAll(async () => {
@@ -244,6 +245,10 @@ describe(`one node under every fuzzer (seed ${SEED}, scale ${SCALE})`, () => {
     );
     expect(memory.heapUsed, `heap after GC, baseline ${baseMemory.heapUsed}`).toBeLessThanOrEqual(
       baseMemory.heapUsed + 16 * 2 ** 20,
+    );
+    console.info(
+      `serving under fuzz: ${watched} watcher rounds; open files ${baseFiles} → ${files}; ` +
+        `heap ${mb(baseMemory.heapUsed)} → ${mb(memory.heapUsed)} MB; RSS ${mb(baseMemory.rss)} → ${mb(memory.rss)} MB`,
     );
     expect(memory.rss, `RSS after GC, baseline ${baseMemory.rss}`).toBeLessThanOrEqual(
       baseMemory.rss + 64 * 2 ** 20,
