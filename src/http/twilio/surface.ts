@@ -116,6 +116,9 @@ export function nativeForm(
       throw new AppError('InvalidParameter', `${name} is not supported on ${TWILIO_ROOT}/…/${resource}`);
     }
   }
+  const events = out.get('StatusCallbackEvent');
+  // The SDK repeats the member once per event; the native parser reads one space-separated list.
+  if (resource === 'Calls' && events && events.length > 1) out.set('StatusCallbackEvent', [events.join(' ')]);
   if (resource !== 'Applications') return out;
   // A native application has one markup URL (RcmlUrl) and a Kind; it is fetched with POST.
   for (const m of ['VoiceMethod', 'SmsMethod']) {
