@@ -7,6 +7,7 @@
  * See docs/twilio.md.
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { parseFilterDate } from '../../dates.js';
 import { AppError } from '../../errors.js';
 import { state } from '../context.js';
 import { parseForm } from '../params.js';
@@ -79,6 +80,9 @@ function nativeQuery(query: string, resource: string | null): string | null {
     ] as const) {
       const v = q.get(twilioName);
       if (v === null) continue;
+      if (!parseFilterDate(v)) {
+        throw new AppError('InvalidParameter', `${twilioName} must be YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS`);
+      }
       q.delete(twilioName);
       for (const n of nativeNames) q.set(n, v);
       changed = true;
@@ -138,10 +142,11 @@ export function nativeForm(
   }
   out.delete('VoiceUrl');
   out.delete('SmsUrl');
-  if (voice) out.set('RcmlUrl', voice);
-  if (sms) out.set('RcmlUrl', sms);
-  if ((voice || sms) && !out.has('Kind') && (create || (voice ?? sms)?.[0] !== ''))
-    out.set('Kind', [voice ? 'voice' : 'sms']);
+  // The non-empty one names the kind; both empty clears the URL and keeps the kind.
+  const kind = voice?.[0] ? 'voice' : sms?.[0] ? 'sms' : undefined;
+  const url = kind === 'voice' ? voice : kind === 'sms' ? sms : (voice ?? sms);
+  if (url) out.set('RcmlUrl', url);
+  if (!out.has('Kind') && (kind || (create && url))) out.set('Kind', [kind ?? 'voice']);
   const lookup = out.get('VoiceCallerIdLookup');
   if (create && lookup) {
     out.delete('VoiceCallerIdLookup');
@@ -168,12 +173,17 @@ export function twilioSurface(opts: { readonly bodyLimit: number }): RequestHand
     const q = req.url.indexOf('?');
     const mapped = nativePath(q === -1 ? req.url : req.url.slice(0, q));
     if (!mapped) return next();
-    const query = q === -1 ? '' : req.url.slice(q + 1);
-    const translated = nativeQuery(query, mapped.resource);
-    req.url = mapped.path + (translated !== null ? `?${translated}` : query ? `?${query}` : '');
     state(res).dialect = twilioDialect;
     // Errors raised here are rendered before the native format negotiation runs.
     state(res).format = mapped.json ? 'json' : 'xml';
+    const query = q === -1 ? '' : req.url.slice(q + 1);
+    let translated: string | null;
+    try {
+      translated = nativeQuery(query, mapped.resource);
+    } catch (e) {
+      return next(e);
+    }
+    req.url = mapped.path + (translated !== null ? `?${translated}` : query ? `?${query}` : '');
     const resource = mapped.resource;
     if (!resource || (req.method !== 'POST' && req.method !== 'PUT')) return next();
     formText(req, res, (err?: unknown) => {
