@@ -88,7 +88,8 @@ describe('twilio SDK against the 2010-04-01 surface', () => {
   });
 
   it('lists calls across two pages (list with pageSize, then page/nextPage/previousPage)', async () => {
-    const uas = await startSipp({ scenario: 'uas-answer-then-bye.xml', localIp: '127.0.0.3' });
+    // The second call is ended through the SDK (update status=completed) while the markup pauses.
+    const uas = await startSipp({ scenario: 'uas-answer-expect-bye.xml', localIp: '127.0.0.3' });
     const second = await sdk.client.calls.create({
       from: '+15550001001',
       to: `sip:bob@127.0.0.3:${uas.localPort}`,
@@ -97,10 +98,20 @@ describe('twilio SDK against the 2010-04-01 surface', () => {
     callSids.push(second.sid);
     await until(
       () => sdk.client.calls(second.sid).fetch(),
-      (c) => c.status === 'completed',
+      (c) => c.status === 'in-progress',
       20_000,
     );
-    await uas.done;
+    const ended = await sdk.client.calls(second.sid).update({ status: 'completed' });
+    expect(ended.sid).toBe(second.sid);
+    expect(
+      (
+        await until(
+          () => sdk.client.calls(second.sid).fetch(),
+          (c) => c.status === 'completed',
+        )
+      ).status,
+    ).toBe('completed');
+    expect((await uas.done).errors).toBe('');
 
     const before = sdk.httpClient.sent.length;
     const listed = await sdk.client.calls.list({ pageSize: 1, limit: 2 });
@@ -196,6 +207,8 @@ describe('twilio SDK against the 2010-04-01 surface', () => {
     expect(r.errors).toBe('');
     const [hook] = expectSigned('/inbound', 1);
     expect(new URLSearchParams(hook?.rawBody.toString()).get('To')).toBe('+14155550101');
+    expect(await sdk.client.incomingPhoneNumbers(bought.sid).remove()).toBe(true);
+    await expect(sdk.client.incomingPhoneNumbers(bought.sid).fetch()).rejects.toMatchObject({ status: 404 });
   });
 
   it('creates an application with a VoiceUrl (stored as the native RcmlUrl)', async () => {
@@ -233,6 +246,20 @@ describe('twilio SDK against the 2010-04-01 surface', () => {
     expect(media.status).toBe(200);
     expect(media.headers.get('content-type')).toMatch(/audio\/(x-)?wav/);
     expect((await sdk.client.recordings.list({ callSid: callSids[0] })).map((r) => r.sid)).toEqual([rec.sid]);
+  });
+
+  it('fetches the account, whose subresource_uris the SDK can follow', async () => {
+    const acct = await sdk.client.api.v2010.accounts(w.owner.sid).fetch();
+    expect(acct.sid).toBe(w.owner.sid);
+    expect(acct.status).toBe('active');
+    expect(Object.keys(acct.subresourceUris).sort()).toEqual([
+      'applications',
+      'calls',
+      'incoming_phone_numbers',
+      'messages',
+      'notifications',
+      'recordings',
+    ]);
   });
 
   it('lists notifications and maps errors onto RestException', async () => {
