@@ -31,6 +31,8 @@ const DATE_FILTERS: Readonly<Record<string, string>> = {
   Notifications: 'MessageDate',
 };
 
+const RESOURCE_SID = /^[A-Z]{2}[0-9a-f]{32}$/;
+
 interface Mapped {
   readonly path: string;
   readonly resource: string | null;
@@ -190,12 +192,13 @@ export function twilioSurface(opts: { readonly bodyLimit: number }): RequestHand
       if (err) return next(err);
       try {
         const form = parseForm(typeof req.body === 'string' ? req.body : '');
-        const isCreate = !mapped.path
-          .replace(/\.json$/, '')
-          .split('/')
-          .at(-1)
-          ?.match(/^[A-Z]{2}[0-9a-f]{32}$/);
-        const native = nativeForm(form, resource, isCreate);
+        // A POST on a list creates; a POST on `…/{Sid}` updates.
+        const last =
+          mapped.path
+            .replace(/\.json$/, '')
+            .split('/')
+            .at(-1) ?? '';
+        const native = nativeForm(form, resource, !RESOURCE_SID.test(last));
         if (typeof req.body === 'string') req.body = serialize(native);
         next();
       } catch (e) {
