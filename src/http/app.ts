@@ -43,6 +43,7 @@ import { notificationRoutes } from './routes/notifications.js';
 import { profileRoutes } from './routes/profiles.js';
 import { recordingRoutes } from './routes/recordings.js';
 import { smsRoutes } from './routes/sms.js';
+import { twilioSurface } from './twilio/surface.js';
 import { API_ROOT } from './uris.js';
 
 export interface AppDeps {
@@ -124,6 +125,7 @@ export function createApp(deps: AppDeps): App {
       }
       next();
     });
+  app.use(twilioSurface({ bodyLimit: deps.bodyLimit }));
   app.use((req, res, next) => {
     if (
       req.url.startsWith(`${API_ROOT}/Profiles`) ||

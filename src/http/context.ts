@@ -1,7 +1,7 @@
 /** Typed per-request state kept in `res.locals`. */
 import type { Response } from 'express';
 import type { Account } from '../store/account-store.js';
-import type { Format } from './render.js';
+import type { Format, JsonDialect } from './render.js';
 
 export interface RequestState {
   format: Format;
@@ -11,6 +11,8 @@ export interface RequestState {
   account?: Account;
   /** Form parameters of the body (see params.ts). */
   form?: FormParams;
+  /** Set when the request came in on another API surface that reshapes the JSON (see render.ts). */
+  dialect?: JsonDialect;
 }
 
 export type FormParams = ReadonlyMap<string, readonly string[]>;

@@ -6,6 +6,7 @@
 import type { Response } from 'express';
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
+import { state } from './context.js';
 
 export type Format = 'xml' | 'json';
 
@@ -93,10 +94,37 @@ export function toXml(rootName: string, value: DtoValue, attrs?: Record<string, 
   return doc.end({ prettyPrint: false });
 }
 
+/**
+ * A JSON dialect: another API surface (the Twilio 2010-04-01 one) serving the same resources with its
+ * own member names and paging. It reshapes the rendered JSON; routes stay unaware of it.
+ */
+export interface JsonDialect {
+  /** One resource (or a bare list, as a JSON array) rendered under `rootName`. */
+  resource(res: Response, rootName: string, json: unknown): unknown;
+  /** A paged list: the native envelope and the rendered items. */
+  page(
+    res: Response,
+    container: string,
+    envelope: Record<string, string | number>,
+    itemsKey: string,
+    items: unknown[],
+  ): unknown;
+}
+
+function dialectOf(res: Response): JsonDialect | undefined {
+  return state(res).dialect;
+}
+
 /** Sends one resource (or a list as Items) in the request's format. */
 export function send(res: Response, format: Format, rootName: string, value: DtoValue, status = 200): void {
   res.statusCode = status;
-  writeBody(res, format, format === 'json' ? JSON.stringify(toJson(value)) : toXml(rootName, value));
+  if (format === 'xml') {
+    writeBody(res, format, toXml(rootName, value));
+    return;
+  }
+  const json = toJson(value);
+  const dialect = dialectOf(res);
+  writeBody(res, format, JSON.stringify(dialect ? dialect.resource(res, rootName, json) : json));
 }
 
 const CONTENT_TYPES: Record<Format, string> = {
@@ -124,7 +152,12 @@ export function sendPage(
   jsonItemsKey: string,
 ): void {
   if (format === 'json') {
-    writeBody(res, format, JSON.stringify({ ...envelope, [jsonItemsKey]: toJson(items) }));
+    const rendered = toJson(items) as unknown[];
+    const dialect = dialectOf(res);
+    const body = dialect
+      ? dialect.page(res, container, envelope, jsonItemsKey, rendered)
+      : { ...envelope, [jsonItemsKey]: rendered };
+    writeBody(res, format, JSON.stringify(body));
     return;
   }
   const attrs: Record<string, string | number> = {};

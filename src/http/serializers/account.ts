@@ -4,23 +4,25 @@ import type { Account, Organization } from '../../store/account-store.js';
 import type { Dto, Format } from '../render.js';
 import { API_ROOT, accountPath, uriOf } from '../uris.js';
 
-const SUBRESOURCES: ReadonlyArray<[string, string]> = [
-  ['AvailablePhoneNumbers', 'AvailablePhoneNumbers'],
+/**
+ * Only the lists this server serves under an account, so that every URI answers (docs/decisions.md:
+ * AvailablePhoneNumbers, Conferences, OutgoingCallerIds, Sandbox and Transcriptions are not
+ * implemented and are left out rather than answered with lists that would misstate the state).
+ */
+export const ACCOUNT_SUBRESOURCES: ReadonlyArray<[string, string]> = [
+  ['Applications', 'Applications'],
   ['Calls', 'Calls'],
-  ['Conferences', 'Conferences'],
+  ['Clients', 'Clients'],
   ['IncomingPhoneNumbers', 'IncomingPhoneNumbers'],
   ['Notifications', 'Notifications'],
-  ['OutgoingCallerIds', 'OutgoingCallerIds'],
   ['Recordings', 'Recordings'],
-  ['Sandbox', 'Sandbox'],
   ['SMSMessages', 'SMS/Messages'],
-  ['Transcriptions', 'Transcriptions'],
 ];
 
 export function accountDto(a: Account, format: Format): Dto {
   const base = accountPath(a.sid);
   const subresources: Record<string, string> = {};
-  for (const [name, path] of SUBRESOURCES) subresources[name] = uriOf(format, `${base}/${path}`);
+  for (const [name, path] of ACCOUNT_SUBRESOURCES) subresources[name] = uriOf(format, `${base}/${path}`);
   return {
     Sid: a.sid,
     FriendlyName: a.friendlyName,
