@@ -6,14 +6,12 @@
  *      (`--attack-rate` requests per second each; default 0 = each sends its next guess as soon as
  *      the last one is answered, ignoring Retry-After)
  * Prints valid p99 and throughput against the unloaded run, and the share of wrong ones answered
- * 429. Targets (issue: hardening): valid p99 < 50 ms and >= 70 % of unloaded throughput.
+ * 429. Targets: valid p99 < 50 ms and >= 70 % of unloaded throughput.
  * Usage: npm run bench:auth [-- --duration 10 --connections 10 --attackers 100 --attack-rate 0]
  */
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import autocannon from 'autocannon';
-import { dropDatabase, ensureDatabase } from '../../src/store/postgres/db.js';
-import { connectRedis } from '../../src/store/redis/client.js';
+import { createNamespace } from '../lib/namespace.js';
 import { ADMIN, startServer } from './support.js';
 
 const arg = (name: string, fallback: number) => {
@@ -25,40 +23,11 @@ const connections = arg('connections', 10);
 const attackers = arg('attackers', 100);
 const attackRate = arg('attack-rate', 0);
 
-const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-/** A fresh Postgres database and Redis prefix for this run, removed by dispose(). */
-async function benchNamespace() {
-  const id = `benchauth_${randomBytes(5).toString('hex')}`;
-  const url = new URL(PG_BASE);
-  url.pathname = `/sbtest_${id}`;
-  const databaseUrl = url.toString();
-  await ensureDatabase(databaseUrl);
-  const redisPrefix = `sbtest:${id}`;
-  return {
-    databaseUrl,
-    redisUrl: REDIS_URL,
-    redisPrefix,
-    async dispose() {
-      await dropDatabase(databaseUrl);
-      const redis = await connectRedis(REDIS_URL);
-      try {
-        for await (const keys of redis.scanIterator({ MATCH: `${redisPrefix}:*`, COUNT: 500 })) {
-          if (keys.length) await redis.del(keys);
-        }
-      } finally {
-        await redis.quit();
-      }
-    },
-  };
-}
-
 const basic = (user: string, secret: string) =>
   `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;
 
 async function main() {
-  const ns = await benchNamespace();
+  const ns = await createNamespace('benchauth');
   const { child, base, admin } = await startServer(ns, null);
   try {
     const url = `${base}/2012-04-24/Accounts/${admin.sid}.json`;

@@ -9,9 +9,9 @@
  */
 import { spawn } from 'node:child_process';
 import { accessSync, constants, mkdirSync, readdirSync } from 'node:fs';
-import { connect } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { answers } from '../../src/cli/demo/local-services.js';
 import { aptInstallCommand, type SystemTool, TEST_TOOLS } from './tools.js';
 
 /** The one-line reason the prerequisites are not met; its message names the fix. */
@@ -41,20 +41,6 @@ export function which(bin: string, path: string | undefined): string | null {
     }
   }
   return null;
-}
-
-/** Whether something accepts TCP connections on host:port within `ms`. */
-export function answers(host: string, port: number, ms = 1000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect({ host, port });
-    const done = (ok: boolean): void => {
-      s.destroy();
-      resolve(ok);
-    };
-    s.setTimeout(ms, () => done(false));
-    s.once('connect', () => done(true));
-    s.once('error', () => done(false));
-  });
 }
 
 /** Runs a command to completion with its output on stderr; resolves with its exit code (or -1). */
