@@ -279,7 +279,7 @@ export class CallRuntime {
     try {
       parseCallTarget(request.to);
     } catch (e) {
-      if (e instanceof TargetError) throw new AppError('InvalidParameter', `To: ${e.message}`);
+      if (e instanceof TargetError) throw new AppError('InvalidParameter', e.reason);
       throw e;
     }
     const record = this.newRecord({
