@@ -86,10 +86,13 @@ export function isShortCode(value: string): boolean {
 
 /**
  * The E.164 form of a number written without its `+` (SMPP addresses, SIP user parts), or with
- * visual separators (`tel:+1-555-…`); null when it is not an E.164 number.
+ * visual separators (`+1-555-…`); null when it is not an E.164 number or has fewer than
+ * `minBareDigits` digits and no `+`.
  */
-export function toE164(value: string): string | null {
+export function toE164(value: string, minBareDigits = 7): string | null {
   const compact = value.replace(/[-.()\s]/g, '');
+  // Without a `+`, short strings are short codes or extensions, never international numbers.
+  if (!compact.startsWith('+') && !new RegExp(`^\\d{${minBareDigits},15}$`).test(compact)) return null;
   const candidate = compact.startsWith('+') ? compact : `+${compact}`;
   return isE164(candidate) ? candidate : null;
 }
@@ -114,14 +117,17 @@ function parseClient(text: string): Address {
   const name = q === -1 ? rest : rest.slice(0, q);
   if (name === '') throw new AddressError('client: needs a name, e.g. client:alice');
   if (name.length > CLIENT_NAME_MAX || !CLIENT_NAME_RE.test(name)) {
-    throw new AddressError(`client name must be an RFC 2396 userinfo of at most ${CLIENT_NAME_MAX} characters`);
+    throw new AddressError(
+      `client name must be an RFC 2396 userinfo of at most ${CLIENT_NAME_MAX} characters`,
+    );
   }
   let headers: Record<string, string> = {};
   if (q !== -1) {
     try {
       headers = parseUriHeaders(rest.slice(q + 1));
     } catch (e) {
-      if (e instanceof SipUriError) throw new AddressError(`malformed client headers (${e.reason})`, { cause: e });
+      if (e instanceof SipUriError)
+        throw new AddressError(`malformed client headers (${e.reason})`, { cause: e });
       throw e;
     }
     checkHeaders(headers);

@@ -41,8 +41,7 @@
  *    ignored headers (Via, Call-ID...) are dropped.
  * 7. Without multi-provider proxies: number → `defaultProxy` as in rule 2, sip and client → direct.
  */
-import type { MultiProviderConfig, OutboundProxy } from '../profiles/multi-provider.js';
-import { compileTenantPattern, type TenantPattern, TenantPatternError } from '../security/tenant-pattern.js';
+
 import {
   type Address,
   AddressError,
@@ -51,6 +50,8 @@ import {
   invalidHeaderReason,
   parseAddress,
 } from '../numbers/address.js';
+import type { MultiProviderConfig, OutboundProxy } from '../profiles/multi-provider.js';
+import { compileTenantPattern, type TenantPattern, TenantPatternError } from '../security/tenant-pattern.js';
 import { formatGenericValue, formatSipUri, parseSipUri, type SipUri, SipUriError } from './sip-uri.js';
 
 /** A call's destination, as given in To (spec §Calls) or a Dial noun. */

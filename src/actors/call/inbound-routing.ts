@@ -12,6 +12,7 @@
  *    when not) — the call record carries the calling client's account.
  * 4. The account of the number or client must be active, else 403.
  */
+import { toE164 } from '../../numbers/address.js';
 import type { InboundInvite } from '../../sip/port.js';
 import type { Application } from '../../store/application-store.js';
 import type { Client } from '../../store/client-store.js';
@@ -84,10 +85,7 @@ export function dialledUser(invite: Pick<InboundInvite, 'requestUri' | 'to'>): s
 
 /** A user part as an E.164 number (`+` added to bare digits), or null when it is not one. */
 export function asE164(user: string): string | null {
-  const digits = user.replace(/^tel:/i, '').replace(/[-.()\s]/g, '');
-  if (/^\+[1-9]\d{1,14}$/.test(digits)) return digits;
-  if (/^[1-9]\d{6,14}$/.test(digits)) return `+${digits}`;
-  return null;
+  return toE164(user.replace(/^tel:/i, ''));
 }
 
 /** The caller as shown in From of the call record: the number, `client:login`, or the SIP URI user. */

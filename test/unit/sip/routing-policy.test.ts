@@ -70,10 +70,19 @@ describe('parseCallTarget (spec §Calls, To)', () => {
     ['hello world', 'To must be an E.164 number (+15551234567), digits, client:<name> or a sip: URI'],
     ['', 'To must be an E.164 number (+15551234567), digits, client:<name> or a sip: URI'],
     ['alice', 'To must be an E.164 number (+15551234567), digits, client:<name> or a sip: URI'],
-    ['+1 (555) 123-4567', `To '+1 (555) 123-4567' is not a valid E.164 number ('+', a country code, at most 15 digits, no spaces)`],
+    [
+      '+1 (555) 123-4567',
+      `To '+1 (555) 123-4567' is not a valid E.164 number ('+', a country code, at most 15 digits, no spaces)`,
+    ],
     ['+0123', `To '+0123' is not a valid E.164 number ('+', a country code, at most 15 digits, no spaces)`],
-    ['+1234567890123456', `To '+1234567890123456' is not a valid E.164 number ('+', a country code, at most 15 digits, no spaces)`],
-    [' 15551234567', "To ' 15551234567' is not a valid E.164 number; URL-encode '+' as %2B (curl --data-urlencode)"],
+    [
+      '+1234567890123456',
+      `To '+1234567890123456' is not a valid E.164 number ('+', a country code, at most 15 digits, no spaces)`,
+    ],
+    [
+      ' 15551234567',
+      "To ' 15551234567' is not a valid E.164 number; URL-encode '+' as %2B (curl --data-urlencode)",
+    ],
   ])('rejects %j', (to, reason) => {
     const e = errorOf(() => parseCallTarget(to));
     expect(e).toBeInstanceOf(TargetError);
