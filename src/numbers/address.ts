@@ -195,7 +195,9 @@ export function parseAddress(
     throw new AddressError(`${field}: ${e.message}`, { cause: e.cause });
   }
   if (address === null || !accept.includes(address.kind)) {
-    throw new AddressError(`${field} must be ${describeForms(accept)}`);
+    // A SIP URI is not quoted back: it may hold a password.
+    const shown = address?.kind === 'sip' ? '' : ` ${quoted(value)}`;
+    throw new AddressError(`${field}${shown} must be ${describeForms(accept)}`);
   }
   return address;
 }
