@@ -18,7 +18,7 @@
  * message saying to URL-encode it, because that is the mistake behind it every time.
  */
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { parseSipUri, parseUriHeaders, type SipUri, SipUriError } from '../sip/sip-uri.js';
+import { parseNameAddr, parseSipUri, parseUriHeaders, type SipUri, SipUriError } from '../sip/sip-uri.js';
 
 /** The forms an address takes. */
 export const AddressKind = {
@@ -95,6 +95,39 @@ export function toE164(value: string, minBareDigits = 7): string | null {
   if (!compact.startsWith('+') && !new RegExp(`^\\d{${minBareDigits},15}$`).test(compact)) return null;
   const candidate = compact.startsWith('+') ? compact : `+${compact}`;
   return isE164(candidate) ? candidate : null;
+}
+
+/**
+ * The percent-decoded user and the host of a `sip:`/`sips:` URI, bare or in a name-addr
+ * (`"Bob" <sip:bob@h>;tag=1`); for a header that lists several (Diversion), the first. Null when
+ * the text is not such a URI: callers treat that as "no user" rather than guessing at the text.
+ */
+export function sipUserAndHost(text: string): { user: string | null; host: string } | null {
+  for (const candidate of [text, firstListEntry(text)]) {
+    try {
+      const { uri } = parseNameAddr(candidate);
+      if (uri.scheme === 'tel') return null;
+      return { user: uri.user ?? null, host: uri.host };
+    } catch (e) {
+      if (!(e instanceof SipUriError)) throw e;
+    }
+  }
+  return null;
+}
+
+/** The text before the first comma outside quotes and angle brackets (RFC 3261 §7.3.1 lists). */
+function firstListEntry(text: string): string {
+  let quoted = false;
+  let angle = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\' && quoted) i++;
+    else if (c === '"') quoted = !quoted;
+    else if (!quoted && c === '<') angle = true;
+    else if (!quoted && c === '>') angle = false;
+    else if (!quoted && !angle && c === ',') return text.slice(0, i).trim();
+  }
+  return text;
 }
 
 /** Why a SIP header name/value pair cannot be sent, or null when it can. */

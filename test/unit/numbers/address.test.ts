@@ -7,6 +7,7 @@ import {
   isE164,
   isShortCode,
   parseAddress,
+  sipUserAndHost,
   toE164,
 } from '../../../src/numbers/address.js';
 
@@ -133,5 +134,24 @@ describe('toE164 (numbers written without their +)', () => {
 describe('describeForms', () => {
   it('names digits once when both digit forms are accepted', () => {
     expect(describeForms(ALL)).toBe('an E.164 number (+15551234567), digits, client:<name> or a sip: URI');
+  });
+});
+
+describe('sipUserAndHost', () => {
+  it.each([
+    ['sip:+15550100001@10.0.0.1:5060;user=phone', { user: '+15550100001', host: '10.0.0.1' }],
+    ['"Bob" <sips:bob%40home@example.com>;tag=1', { user: 'bob@home', host: 'example.com' }],
+    ['sip:alice@[2001:db8::1]:5080', { user: 'alice', host: '2001:db8::1' }],
+    ['sip:example.com', { user: null, host: 'example.com' }],
+    [
+      '<sip:+15550100009@gw.example>;reason=unconditional, <sip:1000@pbx>',
+      { user: '+15550100009', host: 'gw.example' },
+    ],
+  ])('%s', (text, expected) => {
+    expect(sipUserAndHost(text)).toEqual(expected);
+  });
+
+  it.each(['tel:+15550100001', 'http://example.com', 'sip:bob@', 'not a uri'])('%s → null', (text) => {
+    expect(sipUserAndHost(text)).toBeNull();
   });
 });
