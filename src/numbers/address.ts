@@ -56,6 +56,8 @@ const CLIENT_NAME_MAX = 128;
 const TOKEN_RE = /^[A-Za-z0-9\-.!%*_+`'~]+$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
 const CONTROL_RE = /[\x00-\x08\x0a-\x1f\x7f]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: replacing control characters is the point
+const CONTROL_ANY = /[\x00-\x1f\x7f]/g;
 /** A number whose `+` a form decoder turned into a space. */
 const PLUS_AS_SPACE = /^ [\d ]*\d$/;
 
@@ -181,9 +183,14 @@ function parseSip(text: string): Address {
   return { kind: 'sip', text, uri };
 }
 
-/** The value as a message may quote it: short, and visibly so when cut. */
+/**
+ * The value as a message may quote it: at most 40 code points (never half a surrogate pair), visibly
+ * cut, control characters shown as `?` so the message stays printable in JSON and XML alike.
+ */
 function quoted(value: string): string {
-  return `'${value.length > 40 ? `${value.slice(0, 40)}…` : value}'`;
+  const points = Array.from(value.slice(0, 82));
+  const head = points.slice(0, 40).join('').replace(CONTROL_ANY, '?');
+  return `'${points.length > 40 ? `${head}…` : head}'`;
 }
 
 function classify(field: string, value: string): Address | null {

@@ -106,6 +106,14 @@ describe('client: and sip:', () => {
     expect(messageOf('tel:+15550100001')).toBe('To: tel: URIs are not accepted');
   });
 
+  it('quotes control characters as ? and never cuts a surrogate pair', () => {
+    expect(messageOf('a\u0000b\nc', ['e164'])).toBe("To 'a?b?c' must be an E.164 number (+15551234567)");
+    const emoji = '😀'.repeat(41);
+    expect(messageOf(emoji, ['e164'])).toBe(
+      `To '${'😀'.repeat(40)}…' must be an E.164 number (+15551234567)`,
+    );
+  });
+
   it('quotes at most 40 characters of a long value', () => {
     expect(messageOf('x'.repeat(500), ['e164'])).toBe(
       `To '${'x'.repeat(40)}…' must be an E.164 number (+15551234567)`,

@@ -28,7 +28,7 @@ const RULES: ReadonlyArray<[string, RegExp]> = [
 describe('one address parser', () => {
   it('the rules find what they are meant to find', () => {
     expect(RULES[0]![1].test(String.raw`const E164 = /^\+[1-9]\d{7,14}$/;`)).toBe(true);
-    expect(RULES[1]![1].test(String.raw`const m = /^sips?:([^@;?]+)@/i.exec(uri);`)).toBe(true);
+    expect(RULES[1]![1].test('const m = /^sips?:([^@;?]+)@/i.exec(uri);')).toBe(true);
   });
 
   it('no file under src/ other than the parser carries its own E.164 or SIP-user pattern', async () => {
