@@ -67,7 +67,10 @@ describe('parseCallTarget (spec §Calls, To)', () => {
     ['sip:bob@exa mple.com', 'To: malformed sip: URI (invalid host)'],
     ['sip:bob@h?X-A=1%0A', 'To: header "X-A" has control characters in its value'],
     ['tel:+15551234567', 'To: tel: URIs are not accepted'],
-    ['hello world', "To 'hello world' must be an E.164 number (+15551234567), digits, client:<name> or a sip: URI"],
+    [
+      'hello world',
+      "To 'hello world' must be an E.164 number (+15551234567), digits, client:<name> or a sip: URI",
+    ],
     ['', "To '' must be an E.164 number (+15551234567), digits, client:<name> or a sip: URI"],
     ['alice', "To 'alice' must be an E.164 number (+15551234567), digits, client:<name> or a sip: URI"],
     [
