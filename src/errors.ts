@@ -31,6 +31,7 @@ export const ErrorCatalog = {
   Internal: { code: 20500, status: 500, message: 'Internal server error' },
   Unavailable: { code: 20503, status: 503, message: 'Service temporarily unavailable' },
   NoNumberAvailable: { code: 21452, status: 400, message: 'No phone number matches the request' },
+  NumberAlreadyOwned: { code: 21453, status: 409, message: 'The account already owns this phone number' },
   ClosedAccount: { code: 20006, status: 409, message: 'A closed account cannot be modified' },
   RangeNotSatisfiable: { code: 20416, status: 416, message: 'Requested range not satisfiable' },
   // --- Messaging (issue 7): SMS and email ---

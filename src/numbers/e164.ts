@@ -1,10 +1,6 @@
-/** E.164 numbers (ITU-T E.164): `+` then 8 to 15 digits, no leading zero in the country code. */
+/** Presentation of E.164 numbers; what counts as one is decided in address.ts alone. */
 
-const E164 = /^\+[1-9]\d{7,14}$/;
-
-export function isE164(value: string): boolean {
-  return E164.test(value);
-}
+export { isE164 } from './address.js';
 
 const NANP_TOLL_FREE = new Set(['800', '833', '844', '855', '866', '877', '888']);
 

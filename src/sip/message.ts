@@ -3,9 +3,11 @@
  * latin1 strings), typed, plus the helpers every layer needs. Messages are data: clone before you
  * change one that somebody else holds (the transaction layer keeps and re-sends what it is given).
  */
+
 import { randomBytes } from 'node:crypto';
 import type { StackHeaders, StackMessage, StackNameAddr, StackUri } from 'sip';
 import * as stack from 'sip';
+import { parseSipUri, SipUriError } from './sip-uri.js';
 
 export type { StackHeaders as SipHeaders, StackNameAddr as NameAddr, StackUri };
 
@@ -141,13 +143,15 @@ export const parseUri = (s: string): StackUri | undefined => {
 export const formatUri = (u: StackUri | string): string => stack.stringifyUri(u);
 export const formatMessage = (m: StackMessage): string => stack.stringify(cloneMessage(m));
 
-/** `user` part of a SIP URI, unescaped; undefined for URIs without one or unparseable URIs. */
+/**
+ * `user` part of a SIP URI, unescaped; undefined for URIs without one or that src/sip/sip-uri.ts
+ * refuses (the one URI grammar REST, routing and the registrar agree on).
+ */
 export function userOf(uri: string): string | undefined {
-  const u = parseUri(uri);
-  if (!u?.user) return undefined;
   try {
-    return decodeURIComponent(u.user);
-  } catch {
-    return u.user;
+    return parseSipUri(uri).user || undefined;
+  } catch (e) {
+    if (e instanceof SipUriError) return undefined;
+    throw e;
   }
 }

@@ -7,8 +7,9 @@
  * Rules (the spec is terse; where it is silent these are our decisions):
  *
  * 1. To forms ({@link parseCallTarget}). `client:<name>[?<Header>=<value>&...]` (the name is an
- *    RFC 2396 userinfo like a Client Login); `sip:`/`sips:` URIs (RFC 3261 §19.1); a number: `+` and
- *    1-15 digits, or 1-20 bare digits (national numbers, short codes). Anything else is a
+ *    RFC 2396 userinfo like a Client Login); `sip:`/`sips:` URIs (RFC 3261 §19.1); a number: E.164
+ *    with a country code that exists, or 1-20 bare digits (national numbers, short codes); all
+ *    read by src/numbers/address.ts, the parser REST and SMS use too. Anything else is a
  *    {@link TargetError}; so are `tel:` URIs and formatted numbers (`+1 (555) ...`), which are not To forms.
  * 2. Initial Request-URI. number → `sip:<number>@<hostport;params>` of `defaultProxy` when given,
  *    else of the first multi-provider proxy, else {@link NoRouteError} `no-outbound-route`.
@@ -40,16 +41,18 @@
  *    ignored headers (Via, Call-ID...) are dropped.
  * 7. Without multi-provider proxies: number → `defaultProxy` as in rule 2, sip and client → direct.
  */
+
+import {
+  type Address,
+  AddressError,
+  AddressKind,
+  describeForms,
+  invalidHeaderReason,
+  parseAddress,
+} from '../numbers/address.js';
 import type { MultiProviderConfig, OutboundProxy } from '../profiles/multi-provider.js';
 import { compileTenantPattern, type TenantPattern, TenantPatternError } from '../security/tenant-pattern.js';
-import {
-  formatGenericValue,
-  formatSipUri,
-  parseSipUri,
-  parseUriHeaders,
-  type SipUri,
-  SipUriError,
-} from './sip-uri.js';
+import { formatGenericValue, formatSipUri, parseSipUri, type SipUri, SipUriError } from './sip-uri.js';
 
 /** A call's destination, as given in To (spec §Calls) or a Dial noun. */
 export type CallTarget =
@@ -145,78 +148,49 @@ export const IGNORED_TARGET_HEADERS: ReadonlySet<string> = new Set([
 /** Ignored headers to which a proxy header entry may still add a parameter, via `headerParams`. */
 const STACK_PARAM_HEADERS = new Set(['from', 'f', 'to', 't', 'contact', 'm']);
 
-const TOKEN_RE = /^[A-Za-z0-9\-.!%*_+`'~]+$/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
-const CONTROL_RE = /[\x00-\x08\x0a-\x1f\x7f]/;
-const NUMBER_RE = /^(?:\+[1-9]\d{0,14}|\d{1,20})$/;
-/** RFC 2396 userinfo, as a Client Login must be (spec §Clients). */
-const CLIENT_NAME_RE = /^(?:[A-Za-z0-9\-_.!~*'();:&=+$,]|%[0-9A-Fa-f]{2})+$/;
-const CLIENT_NAME_MAX = 128;
+/** The To forms of a call (spec §Calls): numbers (E.164 or digits), client:<name>, sip: URIs. */
+const CALL_TO_FORMS = [
+  AddressKind.E164,
+  AddressKind.ShortCode,
+  AddressKind.Digits,
+  AddressKind.Client,
+  AddressKind.Sip,
+] as const;
 
-const TO_FORMS = 'To must be a phone number (+15551234567 or digits), a sip: URI or client:<name>';
+const TOKEN_RE = /^[A-Za-z0-9\-.!%*_+`'~]+$/;
+const NUMBER_FORMS = [AddressKind.E164, AddressKind.ShortCode, AddressKind.Digits] as const;
+
+function toAddress(text: string): Address {
+  try {
+    return parseAddress(text, { field: 'To', accept: CALL_TO_FORMS });
+  } catch (e) {
+    if (e instanceof AddressError) throw new TargetError(e.message, { cause: e.cause ?? e });
+    throw e;
+  }
+}
 
 function checkHeaders(headers: Record<string, string>): void {
   for (const [name, value] of Object.entries(headers)) {
-    if (!TOKEN_RE.test(name)) throw new TargetError(`header name "${name}" is not a SIP token`);
-    if (CONTROL_RE.test(value)) throw new TargetError(`header "${name}" has control characters in its value`);
+    const reason = invalidHeaderReason(name, value);
+    if (reason) throw new TargetError(reason);
   }
-}
-
-function checkClientName(name: string): void {
-  if (name === '') throw new TargetError('client: needs a name, e.g. client:alice');
-  if (name.length > CLIENT_NAME_MAX || !CLIENT_NAME_RE.test(name)) {
-    throw new TargetError(
-      `client name must be an RFC 2396 userinfo of at most ${CLIENT_NAME_MAX} characters`,
-    );
-  }
-}
-
-function parseTargetUri(text: string): SipUri {
-  let uri: SipUri;
-  try {
-    uri = parseSipUri(text);
-  } catch (e) {
-    if (e instanceof SipUriError) throw new TargetError(`malformed sip: URI (${e.reason})`, { cause: e });
-    throw e;
-  }
-  if (uri.scheme === 'tel') throw new TargetError('a sip target needs a sip: or sips: URI');
-  checkHeaders(uri.headers);
-  return uri;
 }
 
 /**
  * Parses the To of a call (spec §Calls): `client:alice?X-Foo=1&X-Bar=2`, `sip:bob@example.com:5060`,
- * `+15551234567`, `911`. Prefixes are case-insensitive; the text is not trimmed.
+ * `+15551234567`, `911`, with the one address parser of src/numbers/address.ts.
  * @throws TargetError with a message fit for the API client
  */
 export function parseCallTarget(to: string): CallTarget {
-  const lower = to.slice(0, 7).toLowerCase();
-  if (lower.startsWith('client:')) {
-    const rest = to.slice(7);
-    const q = rest.indexOf('?');
-    const name = q === -1 ? rest : rest.slice(0, q);
-    checkClientName(name);
-    let headers: Record<string, string> = {};
-    if (q !== -1) {
-      try {
-        headers = parseUriHeaders(rest.slice(q + 1));
-      } catch (e) {
-        if (e instanceof SipUriError)
-          throw new TargetError(`malformed client headers (${e.reason})`, { cause: e });
-        throw e;
-      }
-      checkHeaders(headers);
-    }
-    return { kind: 'client', name, headers };
+  const address = toAddress(to);
+  switch (address.kind) {
+    case 'client':
+      return { kind: 'client', name: address.name, headers: address.headers };
+    case 'sip':
+      return { kind: 'sip', uri: to };
+    default:
+      return { kind: 'number', number: to };
   }
-  if (lower.startsWith('sip:') || lower.startsWith('sips:')) {
-    parseTargetUri(to);
-    return { kind: 'sip', uri: to };
-  }
-  if (lower.startsWith('tel:')) throw new TargetError(`tel: URIs are not a To form; ${TO_FORMS}`);
-  if (NUMBER_RE.test(to)) return { kind: 'number', number: to };
-  if (/^ \d/.test(to)) throw new TargetError(`${TO_FORMS}; a leading "+" must be URL-encoded as %2B`);
-  throw new TargetError(TO_FORMS);
 }
 
 /** Case-insensitive header bag that keeps the first spelling and insertion order. */
@@ -335,7 +309,10 @@ export function planOutgoingRequest(input: PlanInput): OutgoingRequestPlan {
   let initial: SipUri;
   switch (target.kind) {
     case 'number': {
-      if (!NUMBER_RE.test(target.number)) throw new TargetError(TO_FORMS);
+      const kind = toAddress(target.number).kind;
+      if (kind === 'client' || kind === 'sip') {
+        throw new TargetError(`To must be ${describeForms(NUMBER_FORMS)}`);
+      }
       let via: SipUri;
       if (input.defaultProxy !== undefined) via = parseProxyUri(input.defaultProxy, 'default proxy');
       else if (proxies.length > 0) via = proxyUri(0);
@@ -344,13 +321,15 @@ export function planOutgoingRequest(input: PlanInput): OutgoingRequestPlan {
       break;
     }
     case 'sip': {
-      const uri = parseTargetUri(target.uri);
+      const address = toAddress(target.uri);
+      if (address.kind !== 'sip') throw new TargetError('a sip target needs a sip: or sips: URI');
+      const uri = address.uri;
       mergeCallerHeaders(bag, uri.headers);
       initial = { ...uri, headers: {} };
       break;
     }
     case 'client': {
-      checkClientName(target.name);
+      if (toAddress(`client:${target.name}`).kind !== 'client') throw new TargetError('invalid client name');
       mergeCallerHeaders(bag, target.headers);
       const contact = input.clientContacts?.[0];
       if (contact === undefined) {

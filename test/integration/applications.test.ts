@@ -107,6 +107,37 @@ describe('Applications', () => {
     ).toBe(404);
   });
 
+  it("Twilio's VoiceUrl/SmsUrl are refused naming RcmlUrl, on create and on update, never ignored", async () => {
+    const before = (await ts.request('GET', `${base()}.json`, as())).json.length;
+    const create = await ts.request(
+      'POST',
+      `${base()}.json`,
+      as({ form: { FriendlyName: 'Twilio habit', VoiceUrl: 'http://127.0.0.1:9/v.xml' } }),
+    );
+    expect(create.status).toBe(400);
+    expect(create.json.code).toBe(21100);
+    expect(create.json.message).toMatch(
+      /^VoiceUrl is not an Applications parameter .*send RcmlUrl with Kind=voice/,
+    );
+    expect((await ts.request('GET', `${base()}.json`, as())).json).toHaveLength(before);
+
+    const made = await ts.request(
+      'POST',
+      `${base()}.json`,
+      as({ form: { FriendlyName: 'Texts', RcmlUrl: 'http://127.0.0.1:9/a.xml', Kind: 'sms' } }),
+    );
+    expect(made.status).toBe(201);
+    const update = await ts.request(
+      'POST',
+      `${base()}/${made.json.sid}.json`,
+      as({ form: { SmsUrl: 'http://127.0.0.1:9/b.xml' } }),
+    );
+    expect(update.status).toBe(400);
+    expect(update.json.message).toMatch(/^SmsUrl .*send RcmlUrl with Kind=sms/);
+    const after = await ts.request('GET', `${base()}/${made.json.sid}.json`, as());
+    expect(after.json.rcml_url).toBe('http://127.0.0.1:9/a.xml');
+  });
+
   it('refuses bad input with 400 naming the parameter', async () => {
     const cases: Array<[Record<string, string>, RegExp]> = [
       [{}, /FriendlyName/],

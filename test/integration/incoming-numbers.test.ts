@@ -78,6 +78,34 @@ describe('purchase', () => {
     expect(noArea.json.code).toBe(21452);
   });
 
+  it("buying a number the account already owns says so (409, 21453); another tenant's stays a neutral 21452", async () => {
+    const first = await ts.request('POST', `${base()}.json`, as({ form: { PhoneNumber: '+14155550125' } }));
+    expect(first.status).toBe(201);
+    const again = await ts.request('POST', `${base()}.json`, as({ form: { PhoneNumber: '+14155550125' } }));
+    expect(again.status).toBe(409);
+    expect(again.json.code).toBe(21453);
+    expect(again.json.message).toMatch(/\+14155550125 is already an incoming phone number of this account/);
+    const theirs = await ts.request('POST', `${API}/Accounts/${other.sid}/IncomingPhoneNumbers.json`, {
+      auth: other.creds,
+      form: { PhoneNumber: '+14155550125' },
+    });
+    expect(theirs.status).toBe(400);
+    expect(theirs.json.code).toBe(21452);
+    expect(theirs.json.message).not.toMatch(/owned|already|account/i);
+  });
+
+  it("PhoneNumber with its '+' decoded as a space is refused naming %2B; %2B is accepted", async () => {
+    const spaced = await ts.request('POST', `${base()}.json`, as({ form: 'PhoneNumber=+14155550126' }));
+    expect(spaced.status).toBe(400);
+    expect(spaced.json.code).toBe(21100);
+    expect(spaced.json.message).toBe(
+      "PhoneNumber ' 14155550126' is not a valid E.164 number; URL-encode '+' as %2B (curl --data-urlencode)",
+    );
+    const encoded = await ts.request('POST', `${base()}.json`, as({ form: 'PhoneNumber=%2B14155550126' }));
+    expect(encoded.status).toBe(201);
+    expect(encoded.json.phone_number).toBe('+14155550126');
+  });
+
   it('factories list their type only and refuse AreaCode', async () => {
     const tf = await ts.request(
       'POST',
@@ -192,6 +220,7 @@ describe('bad input', () => {
     const cases: Array<[Record<string, string>, RegExp]> = [
       [{ PhoneNumber: '4155550100' }, /E\.164/],
       [{ PhoneNumber: '+1415555010x' }, /E\.164/],
+      [{ PhoneNumber: '+99912345678' }, /E\.164.*country code/],
       [{ AreaCode: '41' }, /AreaCode/],
       [{ AreaCode: '41', PhoneNumber: '+14155550101' }, /AreaCode/],
       [{}, /PhoneNumber or AreaCode/],

@@ -1,5 +1,6 @@
 /** The process refuses to start with one clear line when a dependency or a setting is wrong. */
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createNamespace, databaseExists } from '../support/namespace.js';
 
@@ -17,6 +18,19 @@ function runMain(env: Record<string, string>): Promise<{ code: number | null; st
     child.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, stderr });
+    });
+  });
+}
+
+/** A loopback TCP port nothing listens on: bound once by the OS, then released. */
+function unusedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
     });
   });
 }
@@ -40,6 +54,23 @@ describe('start-up failures', () => {
       expect(r.code).toBe(1);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1.*redis-server/);
+    } finally {
+      await ns.dispose();
+    }
+    expect(await databaseExists(ns.databaseUrl)).toBe(false);
+  });
+
+  it('Redis unreachable on another port: the start command names that port', async () => {
+    const ns = await createNamespace('startup');
+    try {
+      const port = await unusedPort();
+      const r = await runMain({ DATABASE_URL: ns.databaseUrl, REDIS_URL: `redis://127.0.0.1:${port}` });
+      expect(r.code).toBe(1);
+      const lines = r.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`cannot reach Redis at redis://127.0.0.1:${port}`);
+      expect(lines[0]).toMatch(new RegExp(`redis-server .*--port ${port} `));
+      expect(lines[0]).not.toContain('--port 6379');
     } finally {
       await ns.dispose();
     }

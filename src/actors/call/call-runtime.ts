@@ -18,12 +18,14 @@
  *
  * Each leg's media endpoint id is its call sid.
  */
+
 import { type Actor, type AnyActorRef, createActor } from 'xstate';
 import { AppError } from '../../errors.js';
 import { newSid, SidPrefix } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import type { MediaEvent, MediaPort } from '../../media/port.js';
 import type { NotifyInput } from '../../notifications/notifier.js';
+import { sipUserAndHost } from '../../numbers/address.js';
 import type { MultiProviderConfig } from '../../profiles/multi-provider.js';
 import { type PersistedDialog, persistedDialog } from '../../sip/dialog.js';
 import { type InboundInvite, type SipEvent, SipNotificationCode, type SipPort } from '../../sip/port.js';
@@ -279,7 +281,7 @@ export class CallRuntime {
     try {
       parseCallTarget(request.to);
     } catch (e) {
-      if (e instanceof TargetError) throw new AppError('InvalidParameter', `To: ${e.message}`);
+      if (e instanceof TargetError) throw new AppError('InvalidParameter', e.reason);
       throw e;
     }
     const record = this.newRecord({
@@ -1217,6 +1219,5 @@ export class MediaSetupError extends Error {
 function forwardedFrom(invite: InboundInvite): string | null {
   const d = invite.headers.diversion;
   if (!d) return null;
-  const m = /sips?:([^@;>]+)/i.exec(d);
-  return m?.[1] ?? null;
+  return sipUserAndHost(d)?.user ?? null;
 }

@@ -12,6 +12,7 @@
  *    when not) — the call record carries the calling client's account.
  * 4. The account of the number or client must be active, else 403.
  */
+import { sipUserAndHost, toE164 } from '../../numbers/address.js';
 import type { InboundInvite } from '../../sip/port.js';
 import type { Application } from '../../store/application-store.js';
 import type { Client } from '../../store/client-store.js';
@@ -70,41 +71,23 @@ export const NUMBER_NOT_ROUTABLE = 11005;
 /** The dialled user part: Request-URI user, else To user; URL-decoded; null when none. */
 export function dialledUser(invite: Pick<InboundInvite, 'requestUri' | 'to'>): string | null {
   for (const uri of [invite.requestUri, invite.to.uri]) {
-    const m = /^sips?:([^@;?]+)@/i.exec(uri);
-    if (m?.[1]) {
-      try {
-        return decodeURIComponent(m[1]);
-      } catch {
-        return m[1];
-      }
-    }
+    const user = sipUserAndHost(uri)?.user;
+    if (user) return user;
   }
   return null;
 }
 
 /** A user part as an E.164 number (`+` added to bare digits), or null when it is not one. */
 export function asE164(user: string): string | null {
-  const digits = user.replace(/^tel:/i, '').replace(/[-.()\s]/g, '');
-  if (/^\+[1-9]\d{1,14}$/.test(digits)) return digits;
-  if (/^[1-9]\d{6,14}$/.test(digits)) return `+${digits}`;
-  return null;
+  return toE164(user.replace(/^tel:/i, ''));
 }
 
 /** The caller as shown in From of the call record: the number, `client:login`, or the SIP URI user. */
 export function callerOf(invite: InboundInvite): string {
   if (invite.client) return `client:${invite.client.login}`;
-  const m = /^sips?:([^@;?]+)@/i.exec(invite.from.uri);
-  if (!m?.[1]) return invite.from.uri;
-  const user = safeDecode(m[1]);
+  const user = sipUserAndHost(invite.from.uri)?.user;
+  if (!user) return invite.from.uri;
   return asE164(user) ?? user;
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
 }
 
 /** IPv4 dotted address in an IPv4 CIDR (or equal to a bare address); IPv6 matched literally. */
@@ -193,7 +176,7 @@ export async function routeInbound(invite: InboundInvite, deps: InboundRoutingDe
         fallbackMethod: app ? 'POST' : caller.voiceFallbackMethod,
         apiVersion: app?.apiVersion ?? caller.apiVersion,
       };
-    const host = /@([^;:>?]+)/.exec(invite.requestUri)?.[1] ?? '';
+    const host = sipUserAndHost(invite.requestUri)?.host ?? '';
     const callee = user ? await deps.findClient(deps.domainOf(host), user) : null;
     if (callee)
       return {

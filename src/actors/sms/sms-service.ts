@@ -14,7 +14,13 @@ import { AppError } from '../../errors.js';
 import { newSid, SidPrefix } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import type { Notifier } from '../../notifications/notifier.js';
-import { isE164 } from '../../numbers/e164.js';
+import {
+  AddressError,
+  AddressKind,
+  isE164,
+  toE164 as numberOf,
+  parseAddress,
+} from '../../numbers/address.js';
 import type { MultiProviderConfig } from '../../profiles/multi-provider.js';
 import { CommandStatus, isSmppError, SmppError, SmsErrorMessage } from '../../smpp/errors.js';
 import type { CarrierLink, SmppDeliverSmEvent, SmppEvent, SmppReceiptEvent } from '../../smpp/port.js';
@@ -44,7 +50,8 @@ export type SmsActor = Actor<typeof smsMachine>;
 /** Spec §SMS: Body limit (Twilio's 1,600 characters = 10 concatenated segments). */
 export const BODY_MAX = 1600;
 /** A short code: 3 to 8 digits (national short codes are 3–6, some carriers use up to 8). */
-const SHORT_CODE = /^\d{3,8}$/;
+const SMS_TO_FORMS = [AddressKind.E164, AddressKind.ShortCode, AddressKind.Client] as const;
+const SMS_FROM_FORMS = [AddressKind.E164, AddressKind.ShortCode] as const;
 const CLIENT_PREFIX = 'client:';
 
 /** Timers of the service, one named table (tests shorten them). */
@@ -130,7 +137,22 @@ interface EarlyReceipt {
 export function toE164(address: string): string {
   const a = address.trim();
   if (a.startsWith('+')) return a;
-  return /^\d{8,15}$/.test(a) ? `+${a}` : a;
+  return numberOf(a, 8) ?? a;
+}
+
+/** Refuses a malformed address with the parser's message under the catalogue entry `error`. */
+function checkAddress(
+  value: string,
+  field: string,
+  accept: readonly AddressKind[],
+  error: 'InvalidParameter' | 'SmsInvalidTo',
+): void {
+  try {
+    parseAddress(value, { field, accept });
+  } catch (e) {
+    if (e instanceof AddressError) throw new AppError(error, e.message);
+    throw e;
+  }
 }
 
 /** SMPP addresses carry no '+' (TON/NPI say international). */
@@ -250,6 +272,8 @@ export class SmsService {
     if (input.body.length > BODY_MAX) {
       throw new AppError('SmsBodyTooLong', `Body has ${input.body.length} characters; at most ${BODY_MAX}`);
     }
+    // The form of From is checked before To can answer "no SMSC": a malformed value is the first fix.
+    if (!opts.trustedFrom) checkAddress(input.from, 'From', SMS_FROM_FORMS, 'InvalidParameter');
     const channel = await this.#checkTo(account, input.to);
     const from = opts.trustedFrom ? input.from : await this.#checkFrom(account, input.from);
     const destinationNetworkId = channel === 'smpp' ? await this.#destinationNetworkId(account.sid) : null;
@@ -374,12 +398,7 @@ export class SmsService {
       }
       return 'sip';
     }
-    if (!isE164(to) && !SHORT_CODE.test(to)) {
-      throw new AppError(
-        'SmsInvalidTo',
-        `To "${to}" must be an E.164 number, a short code or client:<login>`,
-      );
-    }
+    checkAddress(to, 'To', SMS_TO_FORMS, 'SmsInvalidTo');
     if (!this.#deps.link) {
       throw new AppError('SmsNotConfigured', 'No SMSC is configured on this service (SMPP_URL)');
     }

@@ -27,6 +27,28 @@ function ownAccountSid(res: Response): string {
   return account.sid;
 }
 
+/** Twilio's members for what is RcmlUrl + Kind here, and the Kind each one means. */
+const TWILIO_URL_NAMES = [
+  ['VoiceUrl', 'voice'],
+  ['SmsUrl', 'sms'],
+] as const;
+
+/**
+ * Refuses Twilio's VoiceUrl/SmsUrl rather than ignoring them: an application created with them
+ * would have no markup URL and fail every call. The Twilio surface (/2010-04-01) translates them
+ * before they reach these routes, so only a native request gets here with them.
+ */
+function refuseTwilioUrlNames(p: Params): void {
+  for (const [name, kind] of TWILIO_URL_NAMES) {
+    if (p.has(name)) {
+      throw new AppError(
+        'InvalidParameter',
+        `${name} is not an Applications parameter on ${API_ROOT}: send RcmlUrl with Kind=${kind} (${name} is accepted on /2010-04-01)`,
+      );
+    }
+  }
+}
+
 export function applicationRoutes(routes: RouteTable, deps: ApplicationRouteDeps): void {
   const base = `${API_ROOT}/Accounts/:accountSid/Applications`;
 
@@ -47,6 +69,7 @@ export function applicationRoutes(routes: RouteTable, deps: ApplicationRouteDeps
     POST: async (_req, res) => {
       const accountSid = ownAccountSid(res);
       const p = Params.body(res);
+      refuseTwilioUrlNames(p);
       const friendlyName = friendlyNameParam(p, 'FriendlyName');
       if (friendlyName === undefined) throw new AppError('MissingParameter', 'FriendlyName is required');
       const at = new Date();
@@ -80,6 +103,7 @@ export function applicationRoutes(routes: RouteTable, deps: ApplicationRouteDeps
     const sid = req.params.applicationSid as string;
     await find(res, sid);
     const p = Params.body(res);
+    refuseTwilioUrlNames(p);
     const updated = await deps.applications.update(accountOf(res).sid, sid, {
       friendlyName: friendlyNameParam(p, 'FriendlyName'),
       apiVersion: apiVersionParam(p),

@@ -4,6 +4,7 @@
  * answered with status queued once the record is written) and modify a live one
  * (`POST /Calls/{sid}`: Status=canceled|completed). See docs/calls.md.
  */
+
 import type { Request } from 'express';
 import { DEFAULT_RING_TIMEOUT_SECONDS } from '../../actors/call/call.machine.js';
 import type { CallRuntime, OutboundCallRequest } from '../../actors/call/call-runtime.js';
@@ -11,7 +12,9 @@ import { parseProgressEvents } from '../../actors/call/status-callbacks.js';
 import { parseFilterDate } from '../../dates.js';
 import { AppError } from '../../errors.js';
 import { conferenceSid } from '../../ids.js';
+import { AddressKind } from '../../numbers/address.js';
 import { CALL_STATUSES, type CallStore, TERMINAL_CALL_STATUSES } from '../../store/call-store.js';
+import { addressParam } from '../address-param.js';
 import { accountOf, formatOf } from '../context.js';
 import { pageEnvelope, parsePage } from '../paging.js';
 import { Params } from '../params.js';
@@ -52,6 +55,14 @@ function modificationExtras(live: ReturnType<CallRuntime['liveView']>, accountSi
   };
 }
 
+/** A caller id is a number or a client (spec §Calls: "phone number used as caller id"). */
+const CALL_FROM_FORMS = [
+  AddressKind.E164,
+  AddressKind.ShortCode,
+  AddressKind.Digits,
+  AddressKind.Client,
+] as const;
+
 /** Validates `POST /Calls` (spec §Calls create parameters). */
 function outboundRequest(p: Params, accountSid: string, apiVersion: string): OutboundCallRequest {
   const from = p.get('From');
@@ -66,8 +77,7 @@ function outboundRequest(p: Params, accountSid: string, apiVersion: string): Out
       'InvalidParameter',
       `StatusCallbackEvent: unknown event "${events.unknown}" (initiated, ringing, answered, completed)`,
     );
-  if (from.length > 256 || /[\r\n]/.test(from))
-    throw new AppError('InvalidParameter', 'From is not a valid caller id');
+  addressParam('From', from, CALL_FROM_FORMS);
   return {
     accountSid,
     apiVersion,

@@ -8,10 +8,12 @@ import type { Request, Response } from 'express';
 import type { AccountService } from '../../actors/account/account-service.js';
 import { AppError } from '../../errors.js';
 import { newSid, SidPrefix } from '../../ids.js';
-import { formatNumber, isE164, numberTypeOf } from '../../numbers/e164.js';
+import { AddressKind } from '../../numbers/address.js';
+import { formatNumber, numberTypeOf } from '../../numbers/e164.js';
 import type { NumberProvider } from '../../numbers/provider.js';
 import type { ApplicationStore } from '../../store/application-store.js';
 import type { IncomingNumber, NumberPatch, NumberStore, NumberType } from '../../store/number-store.js';
+import { addressParam } from '../address-param.js';
 import { accountOf, callerOf, formatOf } from '../context.js';
 import { Params } from '../params.js';
 import { Items, send } from '../render.js';
@@ -125,11 +127,8 @@ export function incomingNumberRoutes(routes: RouteTable, deps: IncomingNumberRou
       }
     } else if (phoneNumber === undefined || phoneNumber === '') {
       throw new AppError('MissingParameter', 'PhoneNumber or AreaCode is required');
-    } else if (!isE164(phoneNumber)) {
-      throw new AppError(
-        'InvalidParameter',
-        `PhoneNumber "${phoneNumber}" is not an E.164 number (+ and 8 to 15 digits)`,
-      );
+    } else {
+      addressParam('PhoneNumber', phoneNumber, [AddressKind.E164]);
     }
     const set = await settings(p, accountSid);
     const request = areaCode !== undefined ? { areaCode } : { phoneNumber };
@@ -182,6 +181,15 @@ export function incomingNumberRoutes(routes: RouteTable, deps: IncomingNumberRou
         return;
       }
       if (areaCode === undefined) break;
+    }
+    // Only the buyer's own number is named as owned: another tenant's stays "no match" so a purchase
+    // attempt cannot probe which numbers other accounts hold.
+    const owner = phoneNumber === undefined ? null : await deps.numbers.findByNumber(phoneNumber);
+    if (areaCode === undefined && owner?.accountSid === accountSid) {
+      throw new AppError(
+        'NumberAlreadyOwned',
+        `${phoneNumber} is already an incoming phone number of this account`,
+      );
     }
     throw new AppError(
       'NoNumberAvailable',

@@ -8,11 +8,30 @@ export class RedisUnavailableError extends Error {
   override readonly name = 'RedisUnavailableError';
   constructor(url: string, cause: unknown) {
     super(
-      `cannot reach Redis at ${redactUrl(url)} (${(cause as Error)?.message ?? cause}); start it with: ` +
-        `redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no`,
+      `cannot reach Redis at ${redactUrl(url)} (${(cause as Error)?.message ?? cause}); start it with: ${redisStartHint(url)}`,
       { cause },
     );
   }
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
+
+/**
+ * The command that starts a Redis where `url` points: the hint must name the configured port and
+ * host, or a user who follows it starts a server the process still cannot reach.
+ */
+export function redisStartHint(url: string): string {
+  let host = '127.0.0.1';
+  let port = '6379';
+  try {
+    const u = new URL(url);
+    if (u.hostname) host = u.hostname;
+    if (u.port) port = u.port;
+  } catch {
+    // An unparsable URL keeps the defaults; the message already shows the URL as given.
+  }
+  const bind = LOOPBACK.has(host) ? '127.0.0.1 -::1' : host.replace(/^\[|\]$/g, '');
+  return `redis-server --daemonize yes --bind ${bind} --port ${port} --save "" --appendonly no`;
 }
 
 /**
