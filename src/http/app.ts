@@ -154,6 +154,6 @@ export function createApp(deps: AppDeps): App {
       });
     });
   });
-  app.use(errorHandler(deps.logger, deps.notifier));
+  app.use(errorHandler(deps.logger, deps.notifier, deps.publicUrl));
   return { express: app, routes };
 }
