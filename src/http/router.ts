@@ -34,7 +34,8 @@ export interface RouteEntry {
   readonly methods: readonly Method[];
   readonly auth: boolean;
   readonly accountScoped: boolean;
-  readonly spec?: RouteSpec | undefined;
+  /** Set by RouteOptions.spec or describe(). */
+  spec?: RouteSpec | undefined;
 }
 
 export const REALM = 'Switchboard';
@@ -79,7 +80,7 @@ function checkRequired(op: OperationSpec | undefined, req: Request, res: Respons
   if (!op?.params || op.jsonBody) return;
   const fromQuery = req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE';
   for (const p of op.params) {
-    if (!p.required) continue;
+    if (p.required !== true) continue;
     const present = fromQuery ? req.query[p.name] !== undefined : state(res).form?.has(p.name) === true;
     if (!present) throw new AppError('MissingParameter', `${p.name} is required`);
   }
@@ -123,7 +124,7 @@ export class RouteTable {
         if (accountScoped)
           state(res).account = await this.targetAccount(caller, req.params.accountSid as string);
       }
-      checkRequired(options.spec?.[req.method === 'HEAD' ? 'GET' : (req.method as Method)], req, res);
+      checkRequired(entry.spec?.[req.method === 'HEAD' ? 'GET' : (req.method as Method)], req, res);
       await handler(req, res);
     };
     const segments = path.split('/');
@@ -132,6 +133,20 @@ export class RouteTable {
     const statics = (r: CompiledRoute) => r.segments.filter((s) => !s.startsWith(':')).length;
     group.sort((a, b) => statics(b) - statics(a));
     this.bySize.set(segments.length, group);
+  }
+
+  /**
+   * Attaches the declaration of a registered path (same as RouteOptions.spec), for route files that
+   * declare their operations apart from the handlers. An unknown path or a method the path does not
+   * serve is a programming error.
+   */
+  describe(path: string, spec: RouteSpec): void {
+    const entry = this.entries.find((e) => e.path === path);
+    if (!entry) throw new Error(`describe: no route ${path}`);
+    for (const m of ['GET', 'POST', 'PUT', 'DELETE'] as const) {
+      if (spec[m] && !entry.methods.includes(m)) throw new Error(`describe: ${path} does not serve ${m}`);
+    }
+    entry.spec = spec;
   }
 
   /** Express middleware: dispatches to the matching route, or passes on (404) when none matches. */

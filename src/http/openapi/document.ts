@@ -134,7 +134,7 @@ function operation(
       parameters.push({
         name: p.name,
         in: 'query',
-        required: p.required === true,
+        required: p.required !== undefined && p.required !== false,
         schema: paramSchema(p, false),
         ...(p.description ? { description: p.description } : {}),
       });

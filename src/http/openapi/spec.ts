@@ -12,8 +12,12 @@ export type ParamType = 'string' | 'integer' | 'boolean' | 'url' | 'method' | 'd
 export interface ParamSpec {
   readonly name: string;
   readonly type?: ParamType;
-  /** Absent → 400 21101 MissingParameter from the router, before the handler runs. */
-  readonly required?: boolean;
+  /**
+   * true: absent → 400 21101 MissingParameter from the router, before the handler runs.
+   * 'handler': required too, but the handler refuses its absence itself — after an authorization
+   * check that must answer first (403/404), or with a code of its own (SMS Body: 21602).
+   */
+  readonly required?: boolean | 'handler';
   readonly enum?: readonly string[];
   /** May be given more than once (StatusCallbackEvent). */
   readonly repeated?: boolean;
@@ -57,7 +61,7 @@ export const one = (schema: SchemaName, status: 200 | 201 = 200): ResponseSpec =
 export const list = (schema: SchemaName): ResponseSpec => ({ kind: 'list', schema });
 export const page = (schema: SchemaName, key: string): ResponseSpec => ({ kind: 'page', schema, key });
 export const empty: ResponseSpec = { kind: 'empty' };
-export const json = (status: 200 | 201 = 200): ResponseSpec => ({ kind: 'json', status });
+export const jsonDocument = (status: 200 | 201 = 200): ResponseSpec => ({ kind: 'json', status });
 
 /** The members every create/update of a voice endpoint shares (Url + Method + fallback). */
 export const voiceTarget = (prefix: string): ParamSpec[] => [
