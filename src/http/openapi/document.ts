@@ -68,10 +68,12 @@ const PAGE_PARAMS: ParamSpec[] = [
 ];
 
 function operationId(summary: string, taken: Set<string>): string {
+  // "List a call's recordings" → listCallsRecordings
   const words = summary
+    .replace(/'/g, '')
     .replace(/[^A-Za-z0-9 ]/g, ' ')
     .split(/\s+/)
-    .filter(Boolean);
+    .filter((w) => w !== '' && !/^(a|an|the)$/i.test(w));
   const base = words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0]?.toUpperCase() + w.slice(1))).join('');
   let id = base;
   for (let n = 2; taken.has(id); n++) id = `${base}${n}`;
