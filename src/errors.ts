@@ -50,7 +50,16 @@ export const ErrorCatalog = {
 
 export type ErrorName = keyof typeof ErrorCatalog;
 
-export const MORE_INFO_BASE = 'https://docs.switchboard.dev/errors/';
+/** Where the server serves its error reference (one anchor per code, `#20404`). */
+export const ERROR_REFERENCE_PATH = '/docs/errors';
+
+/**
+ * The `more_info` link of an error body or Notification: the server's own error reference, absolute
+ * under PUBLIC_URL so it answers wherever the client reads it. The one place that builds the link.
+ */
+export function moreInfoUrl(publicUrl: string, code: number): string {
+  return `${publicUrl.replace(/\/+$/, '')}${ERROR_REFERENCE_PATH}#${code}`;
+}
 
 export class AppError extends Error {
   override readonly name = 'AppError';
@@ -69,10 +78,6 @@ export class AppError extends Error {
     this.code = spec.code;
     this.status = spec.status;
     this.headers = options.headers ?? {};
-  }
-
-  get moreInfo(): string {
-    return `${MORE_INFO_BASE}${this.code}`;
   }
 }
 

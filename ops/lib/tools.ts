@@ -19,6 +19,7 @@ export const TEST_TOOLS: readonly SystemTool[] = [
   { bin: 'espeak-ng', packages: ['espeak-ng'], why: 'text to speech for <Say>' },
   { bin: 'sox', packages: ['sox', 'libsox-fmt-all'], why: 'prompt conversion for <Play>' },
   { bin: 'curl', packages: ['curl'], why: "the demo's printed REST examples" },
+  { bin: 'chromium', packages: ['chromium'], why: 'headless browser of the /docs reference test' },
 ];
 
 const BY_BIN = new Map(TEST_TOOLS.map((t) => [t.bin, t]));

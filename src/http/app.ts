@@ -23,6 +23,7 @@ import { state } from './context.js';
 import { errorHandler, notFound } from './errors.js';
 import { negotiateFormat } from './format.js';
 import { parseJsonSafely } from './json-body.js';
+import { referenceRoutes } from './openapi/reference.js';
 import { formBody } from './params.js';
 
 const EMPTY_FORM = new Map<string, string[]>();
@@ -125,6 +126,7 @@ export function createApp(deps: AppDeps): App {
       }
       next();
     });
+  app.use(referenceRoutes(routes.entries, deps.publicUrl));
   app.use(twilioSurface({ bodyLimit: deps.bodyLimit }));
   app.use((req, res, next) => {
     if (
@@ -154,6 +156,6 @@ export function createApp(deps: AppDeps): App {
       });
     });
   });
-  app.use(errorHandler(deps.logger, deps.notifier));
+  app.use(errorHandler(deps.logger, deps.notifier, deps.publicUrl));
   return { express: app, routes };
 }

@@ -4,7 +4,7 @@
  *   XML  <ServiceResponse><RestException><Code/><Message/><MoreInfo/><Status/></RestException></ServiceResponse>
  */
 import type { NextFunction, Request, Response } from 'express';
-import { AppError } from '../errors.js';
+import { AppError, moreInfoUrl } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Notifier } from '../notifications/notifier.js';
 import { isStoreInputError } from '../store/store-errors.js';
@@ -37,14 +37,20 @@ export function toAppError(err: unknown): AppError {
   return new AppError('Internal', undefined, { cause: err });
 }
 
-export function errorBody(err: AppError) {
-  return { Code: err.code, Message: err.message, MoreInfo: err.moreInfo, Status: err.status };
+/** `publicUrl` '' gives a link relative to this server (tests that mount the handler alone). */
+export function errorBody(err: AppError, publicUrl = '') {
+  return {
+    Code: err.code,
+    Message: err.message,
+    MoreInfo: moreInfoUrl(publicUrl, err.code),
+    Status: err.status,
+  };
 }
 
 /** Refused writes inside an account's scope are recorded as warning Notifications (spec §Notification). */
 const NOTIFIED_STATUSES = new Set([400, 409, 412, 413, 415]);
 
-export function errorHandler(logger: Logger, notifier?: Notifier) {
+export function errorHandler(logger: Logger, notifier?: Notifier, publicUrl = '') {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const appErr = toAppError(err);
     if (appErr.status >= 500)
@@ -67,7 +73,7 @@ export function errorHandler(logger: Logger, notifier?: Notifier) {
       return;
     }
     for (const [k, v] of Object.entries(appErr.headers)) res.setHeader(k, v);
-    send(res, formatOf(res), 'RestException', errorBody(appErr), appErr.status);
+    send(res, formatOf(res), 'RestException', errorBody(appErr, publicUrl), appErr.status);
   };
 }
 

@@ -9,6 +9,7 @@ import type { AccountService } from '../actors/account/account-service.js';
 import { AppError } from '../errors.js';
 import { type Account, AccountStatus } from '../store/account-store.js';
 import { state } from './context.js';
+import type { OperationSpec, RouteSpec } from './openapi/spec.js';
 import { refuseNul } from './params.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -21,6 +22,11 @@ export interface RouteOptions {
   readonly publicWhen?: (req: Request) => boolean;
   /** Lets a non-active caller through when it returns true (the uninitialized admin's password change). */
   readonly allowInactive?: (req: Request, res: Response, caller: Account) => boolean;
+  /**
+   * What each method takes and answers (openapi/spec.ts): the router refuses a request missing a
+   * declared required member, and the OpenAPI document is generated from it.
+   */
+  readonly spec?: RouteSpec;
 }
 
 export interface RouteEntry {
@@ -28,6 +34,8 @@ export interface RouteEntry {
   readonly methods: readonly Method[];
   readonly auth: boolean;
   readonly accountScoped: boolean;
+  /** Set by RouteOptions.spec or describe(). */
+  spec?: RouteSpec | undefined;
 }
 
 export const REALM = 'Switchboard';
@@ -63,6 +71,21 @@ function matchSegments(template: readonly string[], path: readonly string[]): Re
   return params;
 }
 
+/**
+ * 400 MissingParameter naming the first declared required member that is absent (query parameters
+ * for GET/DELETE, form members otherwise). Present-but-empty values are left to the handler, which
+ * knows whether '' clears a member or is invalid.
+ */
+function checkRequired(op: OperationSpec | undefined, req: Request, res: Response): void {
+  if (!op?.params || op.jsonBody) return;
+  const fromQuery = req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE';
+  for (const p of op.params) {
+    if (p.required !== true) continue;
+    const present = fromQuery ? req.query[p.name] !== undefined : state(res).form?.has(p.name) === true;
+    if (!present) throw new AppError('MissingParameter', `${p.name} is required`);
+  }
+}
+
 /** Path and query parameters holding NUL are a 400 naming them before any store sees them. */
 function refuseNulInRequest(params: Record<string, string>, query: Request['query']): void {
   for (const [name, value] of Object.entries(params)) refuseNul(name, value);
@@ -82,7 +105,7 @@ export class RouteTable {
     const methods = Object.keys(handlers) as Method[];
     const auth = options.auth ?? true;
     const accountScoped = path.includes(':accountSid');
-    const entry: RouteEntry = { path, methods, auth, accountScoped };
+    const entry: RouteEntry = { path, methods, auth, accountScoped, spec: options.spec };
     this.entries.push(entry);
     const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
     const run = async (req: Request, res: Response) => {
@@ -101,6 +124,7 @@ export class RouteTable {
         if (accountScoped)
           state(res).account = await this.targetAccount(caller, req.params.accountSid as string);
       }
+      checkRequired(entry.spec?.[req.method === 'HEAD' ? 'GET' : (req.method as Method)], req, res);
       await handler(req, res);
     };
     const segments = path.split('/');
@@ -109,6 +133,20 @@ export class RouteTable {
     const statics = (r: CompiledRoute) => r.segments.filter((s) => !s.startsWith(':')).length;
     group.sort((a, b) => statics(b) - statics(a));
     this.bySize.set(segments.length, group);
+  }
+
+  /**
+   * Attaches the declaration of a registered path (same as RouteOptions.spec), for route files that
+   * declare their operations apart from the handlers. An unknown path or a method the path does not
+   * serve is a programming error.
+   */
+  describe(path: string, spec: RouteSpec): void {
+    const entry = this.entries.find((e) => e.path === path);
+    if (!entry) throw new Error(`describe: no route ${path}`);
+    for (const m of ['GET', 'POST', 'PUT', 'DELETE'] as const) {
+      if (spec[m] && !entry.methods.includes(m)) throw new Error(`describe: ${path} does not serve ${m}`);
+    }
+    entry.spec = spec;
   }
 
   /** Express middleware: dispatches to the matching route, or passes on (404) when none matches. */

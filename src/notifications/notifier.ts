@@ -3,7 +3,7 @@
  * MoreInfo points at the error code's documentation. Writing never throws at the caller: a failed
  * write is logged, the call or request goes on.
  */
-import { MORE_INFO_BASE } from '../errors.js';
+import { moreInfoUrl } from '../errors.js';
 import { newSid, SidPrefix } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { storableText } from '../storable-text.js';
@@ -33,6 +33,8 @@ export class Notifier {
   constructor(
     private readonly store: NotificationStore,
     private readonly logger: Logger,
+    /** Base of the MoreInfo links (the server's own error reference); '' keeps them relative. */
+    private readonly publicUrl = '',
   ) {}
 
   async notify(input: NotifyInput): Promise<Notification | null> {
@@ -44,7 +46,7 @@ export class Notifier {
       apiVersion: input.apiVersion ?? '2012-04-24',
       log: input.log ?? 0,
       errorCode: input.errorCode,
-      moreInfo: `${MORE_INFO_BASE}${input.errorCode}`,
+      moreInfo: moreInfoUrl(this.publicUrl, input.errorCode),
       messageText: cap(input.messageText) ?? '',
       messageDate: at,
       requestUrl: cap(input.requestUrl ?? null),

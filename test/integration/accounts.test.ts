@@ -126,7 +126,8 @@ describe('wire forms', () => {
     expect(j.json).toEqual({
       code: 20404,
       message: expect.any(String),
-      more_info: expect.stringContaining('20404'),
+      // The server's own error reference, absolute under PUBLIC_URL (the test server's URL).
+      more_info: `${ts.url}/docs/errors#20404`,
       status: 404,
     });
     const x = await ts.request('GET', `${API}/Accounts/AC00000000000000000000000000000000`);

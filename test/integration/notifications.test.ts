@@ -120,7 +120,7 @@ describe('Notifications', () => {
     expect(got.json).toMatchObject({
       sid: one.sid,
       log: expect.any(Number),
-      more_info: expect.stringContaining(String(one.error_code)),
+      more_info: `${ts.url}/docs/errors#${one.error_code}`,
     });
     expect(got.json.request_variables).toContain('CallSid=CA1');
     expect(got.json.request_variables).not.toContain('must-not-leak');

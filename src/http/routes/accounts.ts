@@ -6,7 +6,9 @@ import type { Request, Response } from 'express';
 import type { AccountService } from '../../actors/account/account-service.js';
 import { AppError } from '../../errors.js';
 import type { Account } from '../../store/account-store.js';
+import { ACCOUNT_STATUSES, ROLES } from '../../store/account-store.js';
 import { accountOf, callerOf, formatOf } from '../context.js';
+import { list, one, type RouteSpec } from '../openapi/spec.js';
 import { Params } from '../params.js';
 import { Items, send } from '../render.js';
 import type { RouteTable } from '../router.js';
@@ -132,4 +134,70 @@ export function accountRoutes(routes: RouteTable, deps: AccountRouteDeps): void 
       send(res, formatOf(res), 'Organization', organizationDto(org, formatOf(res)));
     },
   });
+
+  routes.describe(`${API_ROOT}/Accounts/migrate/:targetSid`, MIGRATE_SPEC);
+  routes.describe(`${API_ROOT}/Accounts`, ACCOUNTS_SPEC);
+  routes.describe(`${API_ROOT}/Accounts/:accountSid`, ACCOUNT_SPEC);
+  routes.describe(`${API_ROOT}/Organizations`, ORGANIZATIONS_SPEC);
+  routes.describe(`${API_ROOT}/Organizations/:organizationSid`, ORGANIZATION_SPEC);
 }
+
+const MIGRATE_SPEC: RouteSpec = {
+  tag: 'Accounts',
+  POST: {
+    summary: 'Migrate an account to another organization',
+    params: [{ name: 'Organization', type: 'sid', required: 'handler' }],
+    response: one('Account'),
+  },
+};
+
+const ACCOUNT_UPDATE: RouteSpec['POST'] = {
+  summary: 'Update an account',
+  description: 'An uninitialized account may set its own Password, which activates it.',
+  params: [
+    { name: 'FriendlyName' },
+    { name: 'Status', enum: ACCOUNT_STATUSES },
+    { name: 'Password' },
+    { name: 'Role', enum: ROLES },
+  ],
+  response: one('Account'),
+};
+
+const ACCOUNTS_SPEC: RouteSpec = {
+  tag: 'Accounts',
+  GET: { summary: 'List sub-accounts', response: list('Account') },
+  POST: {
+    summary: 'Create a sub-account',
+    params: [
+      { name: 'EmailAddress', required: 'handler' },
+      { name: 'Password', required: 'handler' },
+      { name: 'Role', enum: ROLES },
+      { name: 'FriendlyName' },
+      { name: 'Status', enum: ACCOUNT_STATUSES },
+      { name: 'OrganizationSid', type: 'sid' },
+    ],
+    response: one('Account', 201),
+  },
+};
+
+const ACCOUNT_SPEC: RouteSpec = {
+  tag: 'Accounts',
+  GET: { summary: 'Get an account', response: one('Account') },
+  POST: ACCOUNT_UPDATE,
+  PUT: { ...ACCOUNT_UPDATE, summary: 'Update an account (PUT)' },
+};
+
+const ORGANIZATIONS_SPEC: RouteSpec = {
+  tag: 'Organizations',
+  GET: { summary: 'List organizations', response: list('Organization') },
+  POST: {
+    summary: 'Create an organization',
+    params: [{ name: 'DomainName', required: 'handler' }],
+    response: one('Organization', 201),
+  },
+};
+
+const ORGANIZATION_SPEC: RouteSpec = {
+  tag: 'Organizations',
+  GET: { summary: 'Get an organization', response: one('Organization') },
+};

@@ -8,6 +8,7 @@ import { AppError } from '../../errors.js';
 import { newSid, SidPrefix } from '../../ids.js';
 import { APPLICATION_KINDS, type Application, type ApplicationStore } from '../../store/application-store.js';
 import { accountOf, callerOf, formatOf } from '../context.js';
+import { empty, list, one, type RouteSpec } from '../openapi/spec.js';
 import { Params } from '../params.js';
 import { Items, send } from '../render.js';
 import type { RouteTable } from '../router.js';
@@ -130,4 +131,41 @@ export function applicationRoutes(routes: RouteTable, deps: ApplicationRouteDeps
       res.status(204).end();
     },
   });
+
+  routes.describe(base, APPLICATIONS_SPEC);
+  routes.describe(`${base}/:applicationSid`, APPLICATION_SPEC);
 }
+
+const APPLICATION_PARAMS = [
+  { name: 'ApiVersion' },
+  { name: 'RcmlUrl', type: 'url', description: 'Markup URL of the application' },
+  { name: 'Kind', enum: APPLICATION_KINDS },
+] as const;
+
+const APPLICATIONS_SPEC: RouteSpec = {
+  tag: 'Applications',
+  GET: { summary: 'List applications', response: list('Application') },
+  POST: {
+    summary: 'Create an application',
+    params: [
+      { name: 'FriendlyName', required: 'handler' },
+      { name: 'HasVoiceCallerIdLookup', type: 'boolean' },
+      ...APPLICATION_PARAMS,
+    ],
+    response: one('Application', 201),
+  },
+};
+
+const APPLICATION_UPDATE: RouteSpec['POST'] = {
+  summary: 'Update an application',
+  params: [{ name: 'FriendlyName' }, { name: 'VoiceCallerIdLookup', type: 'boolean' }, ...APPLICATION_PARAMS],
+  response: one('Application'),
+};
+
+const APPLICATION_SPEC: RouteSpec = {
+  tag: 'Applications',
+  GET: { summary: 'Get an application', response: one('Application') },
+  POST: APPLICATION_UPDATE,
+  PUT: { ...APPLICATION_UPDATE, summary: 'Update an application (PUT)' },
+  DELETE: { summary: 'Delete an application', response: empty },
+};

@@ -16,6 +16,7 @@ import { AddressKind } from '../../numbers/address.js';
 import { CALL_STATUSES, type CallStore, TERMINAL_CALL_STATUSES } from '../../store/call-store.js';
 import { addressParam } from '../address-param.js';
 import { accountOf, formatOf } from '../context.js';
+import { one, page, type RouteSpec } from '../openapi/spec.js';
 import { pageEnvelope, parsePage } from '../paging.js';
 import { Params } from '../params.js';
 import { Items, send, sendPage } from '../render.js';
@@ -219,4 +220,69 @@ export function callRoutes(routes: RouteTable, deps: CallRouteDeps): void {
       );
     },
   });
+
+  routes.describe(`${API_ROOT}/Accounts/:accountSid/Calls`, CALLS_SPEC);
+  routes.describe(`${API_ROOT}/Accounts/:accountSid/Calls/:callSid`, CALL_SPEC);
 }
+
+const CALLS_SPEC: RouteSpec = {
+  tag: 'Calls',
+  GET: {
+    summary: 'List calls',
+    description:
+      'Most recent first. `StartTime>`/`StartTime<` bound the start time; a date alone is the whole UTC day.',
+    params: [
+      { name: 'To' },
+      { name: 'From' },
+      { name: 'Status', enum: CALL_STATUSES },
+      { name: 'StartTime', type: 'date' },
+      { name: 'EndTime', type: 'date' },
+      { name: 'ParentCallSid', type: 'sid' },
+    ],
+    response: page('Call', 'calls'),
+  },
+  POST: {
+    summary: 'Create a call',
+    description:
+      'Answers 201 with status `queued` once the call is recorded; progress arrives on StatusCallback.',
+    params: [
+      { name: 'From', required: true, description: 'Caller id (number or SIP URI)' },
+      { name: 'To', required: true, description: 'E.164 number, `client:<login>` or a SIP URI' },
+      { name: 'Url', type: 'url', required: true, description: 'Markup fetched when the call answers' },
+      { name: 'Method', type: 'method' },
+      { name: 'FallbackUrl', type: 'url' },
+      { name: 'FallbackMethod', type: 'method' },
+      { name: 'StatusCallback', type: 'url' },
+      { name: 'StatusCallbackMethod', type: 'method' },
+      {
+        name: 'StatusCallbackEvent',
+        repeated: true,
+        description: 'initiated, ringing, answered, completed (repeated or space-separated)',
+      },
+      { name: 'Timeout', type: 'integer', description: `Ring timeout in seconds (1 to ${MAX_TIMEOUT})` },
+    ],
+    response: one('Call', 201),
+  },
+};
+
+const CALL_SPEC: RouteSpec = {
+  tag: 'Calls',
+  GET: { summary: 'Get a call', response: one('Call') },
+  POST: {
+    summary: 'Modify a live call',
+    description:
+      'Redirect (Url), end (Status), mute, or set the end callback: one of Url, Status, Mute or StatusCallback is required.',
+    params: [
+      { name: 'Url', type: 'url' },
+      { name: 'Method', type: 'method' },
+      { name: 'FallbackUrl', type: 'url' },
+      { name: 'FallbackMethod', type: 'method' },
+      { name: 'Status', enum: ['canceled', 'completed'] },
+      { name: 'Mute', type: 'boolean' },
+      { name: 'StatusCallback', type: 'url' },
+      { name: 'StatusCallbackMethod', type: 'method' },
+      { name: 'MoveConnectedCallLeg', type: 'boolean' },
+    ],
+    response: one('Call'),
+  },
+};

@@ -12,6 +12,7 @@ import type { Account } from '../../store/account-store.js';
 import type { ApplicationStore } from '../../store/application-store.js';
 import type { Client, ClientStore } from '../../store/client-store.js';
 import { accountOf, formatOf } from '../context.js';
+import { empty, list, one, type RouteSpec, voiceTarget } from '../openapi/spec.js';
 import { Params } from '../params.js';
 import { Items, send } from '../render.js';
 import type { RouteTable } from '../router.js';
@@ -177,4 +178,43 @@ export function clientRoutes(routes: RouteTable, deps: ClientRouteDeps): void {
       res.status(204).end();
     },
   });
+
+  routes.describe(base, CLIENTS_SPEC);
+  routes.describe(`${base}/:clientSid`, CLIENT_SPEC);
 }
+
+const CLIENT_SETTINGS = [
+  { name: 'FriendlyName' },
+  { name: 'Status', enum: ['0', '1'], description: '1 enabled, 0 disabled' },
+  ...voiceTarget('Voice'),
+  { name: 'VoiceApplicationSid', type: 'sid' },
+] as const;
+
+const CLIENTS_SPEC: RouteSpec = {
+  tag: 'Clients',
+  GET: { summary: 'List clients', response: list('Client') },
+  POST: {
+    summary: 'Create a client',
+    params: [
+      { name: 'Login', required: true, description: 'RFC 2396 userinfo, unique in the organization' },
+      { name: 'Password', required: true, description: `${CLIENT_PASSWORD_MIN} to 128 characters` },
+      { name: 'ApiVersion' },
+      ...CLIENT_SETTINGS,
+    ],
+    response: one('Client', 201),
+  },
+};
+
+const CLIENT_UPDATE: RouteSpec['POST'] = {
+  summary: 'Update a client',
+  params: [{ name: 'Password', description: `${CLIENT_PASSWORD_MIN} to 128 characters` }, ...CLIENT_SETTINGS],
+  response: one('Client'),
+};
+
+const CLIENT_SPEC: RouteSpec = {
+  tag: 'Clients',
+  GET: { summary: 'Get a client', response: one('Client') },
+  POST: CLIENT_UPDATE,
+  PUT: { ...CLIENT_UPDATE, summary: 'Update a client (PUT)' },
+  DELETE: { summary: 'Delete a client', response: empty },
+};

@@ -7,6 +7,7 @@ import type { EmailService } from '../../email/email-service.js';
 import { SUBJECT_MAX } from '../../email/email-service.js';
 import { AppError } from '../../errors.js';
 import { accountOf, formatOf } from '../context.js';
+import { one, type RouteSpec } from '../openapi/spec.js';
 import { Params } from '../params.js';
 import { send } from '../render.js';
 import type { RouteTable } from '../router.js';
@@ -75,4 +76,23 @@ export function emailRoutes(routes: RouteTable, deps: EmailRouteDeps): void {
       );
     },
   });
+
+  routes.describe(`${API_ROOT}/Accounts/:accountSid/Email/Messages`, EMAIL_SPEC);
 }
+
+const EMAIL_SPEC: RouteSpec = {
+  tag: 'Email',
+  POST: {
+    summary: 'Send an email',
+    params: [
+      { name: 'From', required: true },
+      { name: 'To', required: true, description: 'One address or a comma-separated list' },
+      { name: 'Body', required: true },
+      { name: 'Subject', required: true },
+      { name: 'Type', description: 'Media type of the body (text/plain, text/html)' },
+      { name: 'CC' },
+      { name: 'BCC' },
+    ],
+    response: one('EmailMessage'),
+  },
+};

@@ -9,6 +9,7 @@ import { newSid, SidPrefix } from '../../ids.js';
 import type { Gateway, GatewayRegistrationStatus, GatewayStore } from '../../store/gateway-store.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { accountOf, callerOf, formatOf } from '../context.js';
+import { empty, list, one, type ParamSpec, type RouteSpec } from '../openapi/spec.js';
 import { Params } from '../params.js';
 import { type Format, Items, send } from '../render.js';
 import type { RouteTable } from '../router.js';
@@ -121,4 +122,52 @@ export function gatewayRoutes(routes: RouteTable, deps: GatewayRouteDeps): void 
       },
     });
   }
+
+  for (const version of ['2012-04-24', '2010-04-01']) {
+    const base = `/${version}/Accounts/:accountSid/Management/Gateways`;
+    routes.describe(base, gatewaysSpec(version));
+    routes.describe(`${base}/:gatewaySid`, gatewaySpec(version));
+  }
+}
+
+const GATEWAY_PARAMS: ParamSpec[] = [
+  { name: 'FriendlyName' },
+  { name: 'UserName' },
+  { name: 'Password' },
+  { name: 'Register', type: 'boolean' },
+  { name: 'TTL', type: 'integer', description: `Registration lifetime, ${TTL_MIN} to ${TTL_MAX} seconds` },
+];
+
+/** Both version segments serve gateways; the operations are told apart by it. */
+const suffix = (version: string) => (version === '2012-04-24' ? '' : ` (${version} path)`);
+
+function gatewaysSpec(version: string): RouteSpec {
+  return {
+    tag: 'Gateways',
+    GET: { summary: `List gateways${suffix(version)}`, response: list('Gateway') },
+    POST: {
+      summary: `Create a gateway${suffix(version)}`,
+      description: 'Super Admin only.',
+      params: [
+        { name: 'Proxy', required: 'handler', description: 'host[:port] or a sip: URI' },
+        ...GATEWAY_PARAMS,
+      ],
+      response: one('Gateway', 201),
+    },
+  };
+}
+
+function gatewaySpec(version: string): RouteSpec {
+  const update = {
+    summary: `Update a gateway${suffix(version)}`,
+    params: [{ name: 'Proxy' }, ...GATEWAY_PARAMS],
+    response: one('Gateway'),
+  };
+  return {
+    tag: 'Gateways',
+    GET: { summary: `Get a gateway${suffix(version)}`, response: one('Gateway') },
+    POST: update,
+    PUT: { ...update, summary: `Update a gateway (PUT)${suffix(version)}` },
+    DELETE: { summary: `Delete a gateway${suffix(version)}`, response: empty },
+  };
 }

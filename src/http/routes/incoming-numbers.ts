@@ -15,6 +15,7 @@ import type { ApplicationStore } from '../../store/application-store.js';
 import type { IncomingNumber, NumberPatch, NumberStore, NumberType } from '../../store/number-store.js';
 import { addressParam } from '../address-param.js';
 import { accountOf, callerOf, formatOf } from '../context.js';
+import { empty, list, one, type ParamSpec, type RouteSpec, voiceTarget } from '../openapi/spec.js';
 import { Params } from '../params.js';
 import { Items, send } from '../render.js';
 import type { RouteTable } from '../router.js';
@@ -247,4 +248,65 @@ export function incomingNumberRoutes(routes: RouteTable, deps: IncomingNumberRou
       res.status(204).end();
     },
   });
+
+  routes.describe(base, numbersSpec());
+  for (const [segment] of FACTORIES) routes.describe(`${base}/${segment}`, numbersSpec(segment));
+  routes.describe(`${base}/:numberSid`, NUMBER_SPEC);
 }
+
+const NUMBER_SETTINGS: ParamSpec[] = [
+  { name: 'FriendlyName' },
+  { name: 'ApiVersion' },
+  { name: 'VoiceCallerIdLookup', type: 'boolean' },
+  ...voiceTarget('Voice'),
+  { name: 'StatusCallback', type: 'url' },
+  { name: 'StatusCallbackMethod', type: 'method' },
+  { name: 'VoiceApplicationSid', type: 'sid' },
+  ...voiceTarget('Sms'),
+  { name: 'SmsApplicationSid', type: 'sid' },
+  ...voiceTarget('Ussd'),
+  { name: 'UssdApplicationSid', type: 'sid' },
+  { name: 'ReferUrl', type: 'url' },
+  { name: 'ReferMethod', type: 'method' },
+  { name: 'ReferApplicationSid', type: 'sid' },
+];
+
+/** The list and purchase of all numbers, or of one type (`Local`, `TollFree`, `Mobile`). */
+function numbersSpec(segment?: string): RouteSpec {
+  const kind = segment ? `${segment} ` : '';
+  return {
+    tag: 'IncomingPhoneNumbers',
+    GET: {
+      summary: `List ${kind}incoming phone numbers`,
+      params: [{ name: 'PhoneNumber' }, { name: 'FriendlyName' }, { name: 'Beta', type: 'boolean' }],
+      response: list('IncomingPhoneNumber'),
+    },
+    POST: {
+      summary: `Buy a ${kind}phone number`,
+      description: segment
+        ? 'PhoneNumber is required (E.164).'
+        : 'PhoneNumber (E.164) or AreaCode (a three-digit US or Canada area code) is required.',
+      params: [
+        { name: 'PhoneNumber', required: segment ? 'handler' : false },
+        ...(segment ? [] : [{ name: 'AreaCode' }]),
+        ...NUMBER_SETTINGS,
+      ],
+      response: one('IncomingPhoneNumber', 201),
+    },
+  };
+}
+
+const NUMBER_UPDATE: RouteSpec['POST'] = {
+  summary: 'Update an incoming phone number',
+  description: 'AccountSid transfers the number to another active account the caller controls.',
+  params: [...NUMBER_SETTINGS, { name: 'AccountSid', type: 'sid' }],
+  response: one('IncomingPhoneNumber'),
+};
+
+const NUMBER_SPEC: RouteSpec = {
+  tag: 'IncomingPhoneNumbers',
+  GET: { summary: 'Get an incoming phone number', response: one('IncomingPhoneNumber') },
+  POST: NUMBER_UPDATE,
+  PUT: { ...NUMBER_UPDATE, summary: 'Update an incoming phone number (PUT)' },
+  DELETE: { summary: 'Release an incoming phone number', response: empty },
+};

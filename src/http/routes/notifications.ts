@@ -9,6 +9,7 @@ import { AppError } from '../../errors.js';
 import { Role } from '../../store/account-store.js';
 import { NOTIFICATION_SORT, type NotificationStore } from '../../store/notification-store.js';
 import { accountOf, callerOf, formatOf } from '../context.js';
+import { one, page, type RouteSpec } from '../openapi/spec.js';
 import { pageEnvelope, parsePage, parseSort } from '../paging.js';
 import { Params } from '../params.js';
 import { Items, send, sendPage } from '../render.js';
@@ -95,4 +96,35 @@ export function notificationRoutes(routes: RouteTable, deps: NotificationRouteDe
       send(res, formatOf(res), 'Notification', notificationDto(n, formatOf(res), mayReadText(res)));
     },
   });
+
+  routes.describe(`${API_ROOT}/Accounts/:accountSid/Notifications`, notificationsSpec(false));
+  routes.describe(`${API_ROOT}/Accounts/:accountSid/Calls/:callSid/Notifications`, notificationsSpec(true));
+  routes.describe(`${API_ROOT}/Accounts/:accountSid/Notifications/:notificationSid`, NOTIFICATION_SPEC);
 }
+
+function notificationsSpec(byCall: boolean): RouteSpec {
+  return {
+    tag: 'Notifications',
+    GET: {
+      summary: byCall ? "List a call's notifications" : 'List notifications',
+      params: [
+        { name: 'StartTime', type: 'date' },
+        { name: 'EndTime', type: 'date' },
+        { name: 'ErrorCode', type: 'integer' },
+        { name: 'RequestUrl' },
+        { name: 'MessageText' },
+        { name: 'Limit', type: 'integer', description: 'Most notifications counted (1 to 1,000,000)' },
+        {
+          name: 'SortBy',
+          description: `<attribute>:<asc|desc>, attribute one of ${NOTIFICATION_SORT.join(', ')}`,
+        },
+      ],
+      response: page('Notification', 'notifications'),
+    },
+  };
+}
+
+const NOTIFICATION_SPEC: RouteSpec = {
+  tag: 'Notifications',
+  GET: { summary: 'Get a notification', response: one('Notification') },
+};

@@ -19,6 +19,7 @@ import { DEFAULT_PROFILE_SID } from '../../store/profile-defaults.js';
 import type { Extension, Profile, ProfileStore } from '../../store/profile-store.js';
 import { callerOf } from '../context.js';
 import { JSON_MAX_DEPTH, jsonDepth } from '../json-body.js';
+import { jsonDocument, type ParamSpec, type RouteSpec } from '../openapi/spec.js';
 import { Params } from '../params.js';
 import { writeBody } from '../render.js';
 import type { RouteTable } from '../router.js';
@@ -331,6 +332,12 @@ export function profileRoutes(routes: RouteTable, deps: ProfileRouteDeps): void 
       json(res, extensionJson(e));
     },
   });
+
+  routes.describe(base, PROFILES_SPEC);
+  routes.describe(`${base}/schemas/:schemaName`, PROFILE_SCHEMA_SPEC);
+  routes.describe(`${base}/:profileSid`, PROFILE_SPEC);
+  routes.describe(`${API_ROOT}/ExtensionsConfiguration`, EXTENSIONS_SPEC);
+  routes.describe(`${API_ROOT}/ExtensionsConfiguration/:extensionSid`, EXTENSION_SPEC);
 }
 
 /** Proxy passwords are never echoed back. */
@@ -345,3 +352,62 @@ function masked(c: Extension['configurationData']): unknown {
     })),
   };
 }
+
+// The profile API is JSON only (no `.json` suffix); its documents are the caller's own JSON.
+const PROFILES_SPEC: RouteSpec = {
+  tag: 'Profiles',
+  jsonOnly: true,
+  GET: { summary: 'List profiles', response: jsonDocument() },
+  POST: {
+    summary: 'Create a profile',
+    description: 'The Content-Type names the kind (platform or subscriber profile schema).',
+    jsonBody: true,
+    response: jsonDocument(201),
+  },
+};
+
+const PROFILE_SCHEMA_SPEC: RouteSpec = {
+  tag: 'Profiles',
+  jsonOnly: true,
+  GET: { summary: 'Get a profile JSON schema', response: jsonDocument() },
+};
+
+const PROFILE_SPEC: RouteSpec = {
+  tag: 'Profiles',
+  jsonOnly: true,
+  GET: { summary: 'Get a profile', response: jsonDocument() },
+  PUT: {
+    summary: 'Replace a profile',
+    description: '`X-HTTP-Method-Override: LINK` or `UNLINK` links or unlinks the profile instead.',
+    jsonBody: true,
+    response: jsonDocument(),
+  },
+  DELETE: { summary: 'Delete a profile', response: jsonDocument() },
+};
+
+const EXTENSION_PARAMS: ParamSpec[] = [
+  { name: 'ExtensionName', required: 'handler', enum: [MULTI_PROVIDER] },
+  { name: 'ConfigurationData', required: 'handler', description: 'A JSON document' },
+  { name: 'AccountSid', type: 'sid', required: 'handler' },
+  { name: 'Enabled', type: 'boolean' },
+];
+
+const EXTENSIONS_SPEC: RouteSpec = {
+  tag: 'Extensions',
+  POST: {
+    summary: 'Create an extension configuration',
+    description: 'Super Admin only.',
+    params: EXTENSION_PARAMS,
+    response: jsonDocument(201),
+  },
+};
+
+const EXTENSION_SPEC: RouteSpec = {
+  tag: 'Extensions',
+  GET: { summary: 'Get an extension configuration', response: jsonDocument() },
+  POST: {
+    summary: 'Update an extension configuration',
+    params: EXTENSION_PARAMS.map((p) => ({ ...p, required: false })),
+    response: jsonDocument(),
+  },
+};

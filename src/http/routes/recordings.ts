@@ -11,6 +11,7 @@ import type { RecordingStorage } from '../../recordings/storage.js';
 import { Role } from '../../store/account-store.js';
 import { RECORDING_SORT, type RecordingStore } from '../../store/recording-store.js';
 import { accountOf, callerOf, formatOf } from '../context.js';
+import { empty, one, page, type RouteSpec } from '../openapi/spec.js';
 import { pageEnvelope, parsePage, parseSort } from '../paging.js';
 import { Params } from '../params.js';
 import { Items, send, sendPage } from '../render.js';
@@ -138,4 +139,37 @@ export function recordingRoutes(routes: RouteTable, deps: RecordingRouteDeps): v
         /\.wav$/.test(String(req.params.recordingSid ?? '')),
     },
   );
+
+  routes.describe(`${API_ROOT}/Accounts/:accountSid/Recordings`, recordingsSpec(false));
+  routes.describe(`${API_ROOT}/Accounts/:accountSid/Calls/:callSid/Recordings`, recordingsSpec(true));
+  routes.describe(`${API_ROOT}/Accounts/:accountSid/Recordings/:recordingSid`, RECORDING_SPEC);
 }
+
+function recordingsSpec(byCall: boolean): RouteSpec {
+  return {
+    tag: 'Recordings',
+    GET: {
+      summary: byCall ? "List a call's recordings" : 'List recordings',
+      params: [
+        { name: 'StartTime', type: 'date' },
+        { name: 'EndTime', type: 'date' },
+        ...(byCall ? [] : [{ name: 'CallSid', type: 'sid' } as const]),
+        {
+          name: 'SortBy',
+          description: `<attribute>:<asc|desc>, attribute one of ${RECORDING_SORT.join(', ')}`,
+        },
+      ],
+      response: page('Recording', 'recordings'),
+    },
+  };
+}
+
+const RECORDING_SPEC: RouteSpec = {
+  tag: 'Recordings',
+  GET: {
+    summary: 'Get a recording',
+    description: `\`{recordingSid}.wav\` (instead of \`.json\`) serves the audio (${WAV_CONTENT_TYPE}) without authentication, with byte ranges.`,
+    response: one('Recording'),
+  },
+  DELETE: { summary: 'Delete a recording', response: empty },
+};

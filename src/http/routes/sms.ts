@@ -10,6 +10,7 @@ import { AppError } from '../../errors.js';
 import { Role } from '../../store/account-store.js';
 import { SMS_SORT, type SmsStore } from '../../store/sms-store.js';
 import { accountOf, callerOf, formatOf } from '../context.js';
+import { one, page, type RouteSpec } from '../openapi/spec.js';
 import { pageEnvelope, parsePage, parseSort } from '../paging.js';
 import { Params } from '../params.js';
 import { Items, send, sendPage } from '../render.js';
@@ -98,4 +99,38 @@ export function smsRoutes(routes: RouteTable, deps: SmsRouteDeps): void {
       send(res, formatOf(res), 'SMSMessage', smsDto(m, formatOf(res), mayReadText(res)));
     },
   });
+
+  routes.describe(base, SMS_LIST_SPEC);
+  routes.describe(`${base}/:messageSid`, SMS_SPEC);
 }
+
+const SMS_LIST_SPEC: RouteSpec = {
+  tag: 'SMS',
+  GET: {
+    summary: 'List SMS messages',
+    params: [
+      { name: 'To' },
+      { name: 'From' },
+      { name: 'StartTime', type: 'date' },
+      { name: 'EndTime', type: 'date' },
+      { name: 'Body', description: 'Text the body contains (not for a ProvisioningAgent)' },
+      { name: 'SortBy', description: `<attribute>:<asc|desc>, attribute one of ${SMS_SORT.join(', ')}` },
+    ],
+    response: page('SmsMessage', 'messages'),
+  },
+  POST: {
+    summary: 'Send an SMS message',
+    params: [
+      { name: 'From', required: true, description: 'An SMS-capable number of the account' },
+      { name: 'To', required: true, description: 'E.164 number, short code or `client:<login>`' },
+      { name: 'Body', required: 'handler', description: 'Up to 1,600 characters (21602 when missing)' },
+      { name: 'StatusCallback', type: 'url' },
+    ],
+    response: one('SmsMessage', 201),
+  },
+};
+
+const SMS_SPEC: RouteSpec = {
+  tag: 'SMS',
+  GET: { summary: 'Get an SMS message', response: one('SmsMessage') },
+};
