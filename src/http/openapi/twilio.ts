@@ -8,6 +8,7 @@
  *   (twilio/dialect.ts DIALECT_RULES, TWILIO_PAGE_MEMBERS), the same rules that reshape responses.
  */
 
+import type { Method } from '../router.js';
 import {
   type Derivation,
   DIALECT_RULES,
@@ -148,7 +149,7 @@ const PAGE_TOKEN_PARAM: ParamSpec = {
 export function twilioOperation(
   nativePath: string,
   spec: RouteSpec,
-  method: keyof RouteSpec,
+  method: Method,
   op: OperationSpec,
 ): TwilioOperation | null {
   if (spec.jsonOnly) return null;
