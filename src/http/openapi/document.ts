@@ -3,7 +3,8 @@
  * declaration (RouteOptions.spec) becomes an operation; parameters take their limits from
  * MEMBER_MAX_LENGTH (the table formBody enforces) and responses reference the resource schemas
  * (schemas.ts). A route registered without a declaration is left out, which the contract test
- * (test/integration/http/openapi.test.ts) reports.
+ * (test/integration/http/openapi.test.ts) reports. Each route the Twilio surface maps onto is
+ * described a second time under its `2010-04-01` path with the Twilio schemas (twilio.ts).
  */
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../paging.js';
 import type { Method, RouteEntry } from '../router.js';
