@@ -3,13 +3,15 @@
  * declaration (RouteOptions.spec) becomes an operation; parameters take their limits from
  * MEMBER_MAX_LENGTH (the table formBody enforces) and responses reference the resource schemas
  * (schemas.ts). A route registered without a declaration is left out, which the contract test
- * (test/integration/http/openapi.test.ts) reports.
+ * (test/integration/http/openapi.test.ts) reports. Each route the Twilio surface maps onto is
+ * described a second time under its `2010-04-01` path with the Twilio schemas (twilio.ts).
  */
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../paging.js';
 import type { Method, RouteEntry } from '../router.js';
 import { maxLengthOf } from '../validate.js';
 import { type JsonSchema, pageSchema, SCHEMAS } from './schemas.js';
 import type { OperationSpec, ParamSpec, RouteSpec } from './spec.js';
+import { type TwilioOperation, twilioOperation, twilioPageSchema, twilioSchemas } from './twilio.js';
 
 export interface DocumentOptions {
   readonly publicUrl: string;
@@ -81,10 +83,17 @@ function operationId(summary: string, taken: Set<string>): string {
   return id;
 }
 
+const body = (schema: unknown) => ({ content: { [JSON_TYPE]: { schema } } });
+
+function errorResponses(out: Record<string, unknown>, auth: boolean) {
+  if (auth) out['401'] = { description: 'Missing or wrong credentials', ...body(ref('Error')) };
+  out.default = { description: 'Error (see /docs/errors)', ...body(ref('Error')) };
+  return out;
+}
+
 function responses(op: OperationSpec, schemas: Record<string, JsonSchema>, auth: boolean) {
   const r = op.response;
   const out: Record<string, unknown> = {};
-  const body = (schema: unknown) => ({ content: { [JSON_TYPE]: { schema } } });
   switch (r.kind) {
     case 'one':
       out[String(r.status)] = { description: r.schema, ...body(ref(r.schema)) };
@@ -105,31 +114,45 @@ function responses(op: OperationSpec, schemas: Record<string, JsonSchema>, auth:
       out[String(r.status)] = { description: 'A JSON document', ...body({ type: 'object' }) };
       break;
   }
-  if (auth) out['401'] = { description: 'Missing or wrong credentials', ...body(ref('Error')) };
-  out.default = { description: 'Error (see /docs/errors)', ...body(ref('Error')) };
-  return out;
+  return errorResponses(out, auth);
 }
 
-function operation(
-  entry: RouteEntry,
-  method: Method,
-  op: OperationSpec,
-  schemas: Record<string, JsonSchema>,
-  ids: Set<string>,
-) {
-  const spec = entry.spec as RouteSpec;
+/** The responses of a 2010 operation: the Twilio schemas, every list as Twilio's page. */
+function twilioResponses(t: TwilioOperation, schemas: Record<string, JsonSchema>, auth: boolean) {
+  const r = t.response;
+  const out: Record<string, unknown> = {};
+  if (r.kind === 'one') out[String(r.status)] = { description: r.schema, ...body(ref(r.schema)) };
+  else if (r.kind === 'empty') out['204'] = { description: 'Done; no body' };
+  else {
+    const name = `${r.schema}Page`;
+    schemas[name] = twilioPageSchema(r.itemsKey, r.schema);
+    out['200'] = { description: `A page of ${r.schema}`, ...body(ref(name)) };
+  }
+  return errorResponses(out, auth);
+}
+
+interface OperationTarget {
+  /** Route template with `:name` parameters. */
+  readonly path: string;
+  readonly auth: boolean;
+  readonly tag: string;
+  /** Takes Page and PageSize. */
+  readonly paged: boolean;
+}
+
+function operation(target: OperationTarget, method: Method, op: OperationSpec, ids: Set<string>) {
   const inQuery = method === 'GET' || method === 'DELETE';
   const parameters: unknown[] = [];
-  for (const [, name] of entry.path.matchAll(/:([A-Za-z]+)/g)) {
+  for (const [, name] of target.path.matchAll(/:([A-Za-z]+)/g)) {
     parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
   }
-  const declared = [...(op.params ?? []), ...(op.response.kind === 'page' ? PAGE_PARAMS : [])];
+  const declared = [...(op.params ?? []), ...(target.paged ? PAGE_PARAMS : [])];
   const out: Record<string, unknown> = {
     operationId: operationId(op.summary, ids),
     summary: op.summary,
-    tags: [spec.tag],
+    tags: [target.tag],
     ...(op.description ? { description: op.description } : {}),
-    security: entry.auth ? [{ basicAuth: [] }] : [],
+    security: target.auth ? [{ basicAuth: [] }] : [],
   };
   if (inQuery) {
     for (const p of declared) {
@@ -152,7 +175,6 @@ function operation(
     };
   }
   if (parameters.length > 0) out.parameters = parameters;
-  out.responses = responses(op, schemas, entry.auth);
   return out;
 }
 
@@ -160,8 +182,9 @@ export function buildDocument(
   entries: readonly RouteEntry[],
   opts: DocumentOptions,
 ): Record<string, unknown> {
-  const schemas: Record<string, JsonSchema> = { ...SCHEMAS };
+  const schemas: Record<string, JsonSchema> = { ...SCHEMAS, ...twilioSchemas(SCHEMAS) };
   const paths: Record<string, Record<string, unknown>> = {};
+  const twilio: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
   const ids = new Set<string>();
   for (const entry of entries) {
@@ -172,10 +195,31 @@ export function buildDocument(
       const op = spec[method];
       if (!op) continue;
       tags.add(spec.tag);
-      item[method.toLowerCase()] = operation(entry, method, op, schemas, ids);
+      const target = { ...entry, tag: spec.tag, paged: op.response.kind === 'page' };
+      item[method.toLowerCase()] = {
+        ...operation(target, method, op, ids),
+        responses: responses(op, schemas, entry.auth),
+      };
+      const t = twilioOperation(entry.path, spec, method, op);
+      if (!t) continue;
+      tags.add(t.tag);
+      const path = documentPath(t.path, spec);
+      const served = `Served by ${method} ${documentPath(entry.path, spec)} (see docs/twilio.md).`;
+      twilio[path] ??= {};
+      twilio[path][method.toLowerCase()] = {
+        ...operation(
+          { ...entry, path: t.path, tag: t.tag, paged: t.response.kind === 'page' },
+          method,
+          t.op,
+          ids,
+        ),
+        description: served,
+        responses: twilioResponses(t, schemas, entry.auth),
+      };
     }
     if (Object.keys(item).length > 0) paths[documentPath(entry.path, spec)] = item;
   }
+  Object.assign(paths, twilio);
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -183,7 +227,8 @@ export function buildDocument(
       title: 'Switchboard REST API',
       version: opts.version,
       description: [
-        'The native `2012-04-24` API. Form-encoded requests (`application/x-www-form-urlencoded`);',
+        'The native `2012-04-24` API and the Twilio-compatible `2010-04-01` surface (tags `2010-04-01 …`,',
+        'see docs/twilio.md). Form-encoded requests (`application/x-www-form-urlencoded`);',
         'a `.json` suffix selects JSON responses, which this document describes (without it the same',
         'resources are XML under `<ServiceResponse>`). HTTP Basic authentication with the account sid',
         '(or email address) and its AuthToken or password. Errors: [/docs/errors](/docs/errors).',

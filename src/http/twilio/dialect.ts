@@ -30,80 +30,40 @@ export function twilioUri(value: unknown): unknown {
   return mapped + query.replace(/([?&])AfterSid=/, '$1PageToken=PA');
 }
 
-function rewriteUris(json: Json): Json {
-  const out: Json = { ...json };
-  for (const [k, v] of Object.entries(out)) {
-    if (k === 'uri' || k.endsWith('_uri') || k.endsWith('_url')) out[k] = twilioUri(v);
-    else if (k === 'subresource_uris' && v && typeof v === 'object') {
-      const subs: Json = {};
-      for (const [name, uri] of Object.entries(v as Json)) subs[name] = twilioUri(uri);
-      out[k] = subs;
-    }
-  }
-  return out;
-}
+/**
+ * How one Twilio member is made from the native representation (after its URIs are rewritten). The
+ * runtime reshaping (below) and the OpenAPI schemas of this surface (openapi/twilio.ts) both read
+ * these rules, so a member cannot be sent without being documented.
+ */
+export type Derivation =
+  /** The native member's value. */
+  | { readonly copy: string }
+  /** The native member as a string (null stays null): Twilio types durations as strings. */
+  | { readonly text: string }
+  /** The native member as a number (null stays null). */
+  | { readonly number: string }
+  /** A constant. */
+  | { readonly value: string | number | null }
+  /** The native member with some values renamed. */
+  | { readonly rename: string; readonly values: Readonly<Record<string, string>> }
+  /** An object of booleans taken from the native object `pick` (absent → false). */
+  | { readonly pick: string; readonly members: Readonly<Record<string, string>> }
+  /** The native member `when` if `kind` has the value `is`, else null. */
+  | { readonly when: string; readonly kind: string; readonly is: string }
+  /** The first of these native members that is not null. */
+  | { readonly first: readonly string[] }
+  /** The account's list resources on this surface (TWILIO_SUBRESOURCES). */
+  | { readonly subresources: true };
 
-const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
-
-function call(j: Json): Json {
-  return {
-    ...rewriteUris(j),
-    to_formatted: j.to,
-    from_formatted: j.from,
-    // Twilio types these as strings.
-    duration: str(j.duration),
-    queue_time: '0',
-    group_sid: null,
-    trunk_sid: null,
-  };
-}
-
-function message(j: Json): Json {
-  return {
-    ...rewriteUris(j),
-    direction: j.direction === 'incoming' ? 'inbound' : j.direction,
-    error_code: j.error_code === null || j.error_code === undefined ? null : Number(j.error_code),
-    num_media: '0',
-    messaging_service_sid: null,
-  };
-}
-
-function incomingNumber(j: Json): Json {
-  const caps = (j.capabilities ?? {}) as Json;
-  return {
-    ...rewriteUris(j),
-    capabilities: {
-      voice: caps.voice_capable ?? false,
-      sms: caps.sms_capable ?? false,
-      mms: caps.mms_capable ?? false,
-      fax: caps.fax_capable ?? false,
-    },
-    status: 'in-use',
-  };
-}
-
-function recording(j: Json): Json {
-  const out = rewriteUris(j);
-  return {
-    ...out,
-    media_url: out.file_uri,
-    start_time: j.date_created,
-    duration: str(j.duration),
-    status: 'completed',
-    channels: 1,
-    conference_sid: null,
-  };
-}
-
-/** Native applications have one markup URL and a Kind; Twilio's have one URL per channel. */
-function application(j: Json): Json {
-  return {
-    ...rewriteUris(j),
-    voice_url: j.kind === 'voice' ? j.rcml_url : null,
-    voice_method: 'POST',
-    sms_url: j.kind === 'sms' ? j.rcml_url : null,
-    sms_method: 'POST',
-  };
+export interface DialectRule {
+  /** The native resource schema (openapi/schemas.ts) this representation reshapes. */
+  readonly schema: string;
+  /** The root names the native handlers send it under: one resource, and its list. */
+  readonly roots: readonly [string, string];
+  /** Twilio's items key where a list is paged here from a whole native list. */
+  readonly listKey?: string;
+  /** Members added or replaced (Twilio's names and types), in addition to the native ones. */
+  readonly members: Readonly<Record<string, Derivation>>;
 }
 
 /** The list resources this surface serves, by their names under an account. */
@@ -116,55 +76,155 @@ export const TWILIO_SUBRESOURCES: ReadonlyArray<[string, string]> = [
   ['recordings', 'Recordings'],
 ];
 
-function account(j: Json): Json {
-  const base = `${TWILIO_ROOT}/Accounts/${String(j.sid)}`;
-  return {
-    ...rewriteUris(j),
-    owner_account_sid: j.parent_sid ?? j.sid,
-    subresource_uris: Object.fromEntries(TWILIO_SUBRESOURCES.map(([k, p]) => [k, `${base}/${p}.json`])),
-  };
+export const DIALECT_RULES: readonly DialectRule[] = [
+  {
+    schema: 'Call',
+    roots: ['Call', 'Calls'],
+    members: {
+      to_formatted: { copy: 'to' },
+      from_formatted: { copy: 'from' },
+      duration: { text: 'duration' },
+      queue_time: { value: '0' },
+      group_sid: { value: null },
+      trunk_sid: { value: null },
+    },
+  },
+  {
+    schema: 'SmsMessage',
+    roots: ['SMSMessage', 'SMSMessages'],
+    members: {
+      direction: { rename: 'direction', values: { incoming: 'inbound' } },
+      error_code: { number: 'error_code' },
+      num_media: { value: '0' },
+      messaging_service_sid: { value: null },
+    },
+  },
+  {
+    schema: 'IncomingPhoneNumber',
+    roots: ['IncomingPhoneNumber', 'IncomingPhoneNumbers'],
+    listKey: 'incoming_phone_numbers',
+    members: {
+      capabilities: {
+        pick: 'capabilities',
+        members: { voice: 'voice_capable', sms: 'sms_capable', mms: 'mms_capable', fax: 'fax_capable' },
+      },
+      status: { value: 'in-use' },
+    },
+  },
+  {
+    schema: 'Recording',
+    roots: ['Recording', 'Recordings'],
+    members: {
+      media_url: { copy: 'file_uri' },
+      start_time: { copy: 'date_created' },
+      duration: { text: 'duration' },
+      status: { value: 'completed' },
+      channels: { value: 1 },
+      conference_sid: { value: null },
+    },
+  },
+  { schema: 'Notification', roots: ['Notification', 'Notifications'], members: {} },
+  {
+    // Native applications have one markup URL and a Kind; Twilio's have one URL per channel.
+    schema: 'Application',
+    roots: ['Application', 'Applications'],
+    listKey: 'applications',
+    members: {
+      voice_url: { when: 'rcml_url', kind: 'kind', is: 'voice' },
+      voice_method: { value: 'POST' },
+      sms_url: { when: 'rcml_url', kind: 'kind', is: 'sms' },
+      sms_method: { value: 'POST' },
+    },
+  },
+  {
+    schema: 'Account',
+    roots: ['Account', 'Accounts'],
+    listKey: 'accounts',
+    members: {
+      owner_account_sid: { first: ['parent_sid', 'sid'] },
+      subresource_uris: { subresources: true },
+    },
+  },
+];
+
+/** The members that hold a URI or URL: rewritten to this surface's paths. */
+export const isUriMember = (name: string): boolean =>
+  name === 'uri' || name.endsWith('_uri') || name.endsWith('_url');
+
+function rewriteUris(json: Json): Json {
+  const out: Json = { ...json };
+  for (const [k, v] of Object.entries(out)) {
+    if (isUriMember(k)) out[k] = twilioUri(v);
+    else if (k === 'subresource_uris' && v && typeof v === 'object') {
+      const subs: Json = {};
+      for (const [name, uri] of Object.entries(v as Json)) subs[name] = twilioUri(uri);
+      out[k] = subs;
+    }
+  }
+  return out;
 }
 
-const BY_ROOT: Record<string, (j: Json) => Json> = {
-  Call: call,
-  Calls: call,
-  SMSMessage: message,
-  SMSMessages: message,
-  IncomingPhoneNumber: incomingNumber,
-  IncomingPhoneNumbers: incomingNumber,
-  Recording: recording,
-  Recordings: recording,
-  Application: application,
-  Applications: application,
-  Account: account,
-  Accounts: account,
-};
+const nullOr = (v: unknown, f: (v: unknown) => unknown) => (v === null || v === undefined ? null : f(v));
+
+function derive(d: Derivation, j: Json): unknown {
+  if ('copy' in d) return j[d.copy];
+  if ('text' in d) return nullOr(j[d.text], String);
+  if ('number' in d) return nullOr(j[d.number], Number);
+  if ('value' in d) return d.value;
+  if ('rename' in d) {
+    const v = j[d.rename];
+    return typeof v === 'string' ? (d.values[v] ?? v) : v;
+  }
+  if ('pick' in d) {
+    const from = (j[d.pick] ?? {}) as Json;
+    return Object.fromEntries(Object.entries(d.members).map(([k, n]) => [k, from[n] ?? false]));
+  }
+  if ('when' in d) return j[d.kind] === d.is ? j[d.when] : null;
+  if ('first' in d) return d.first.map((n) => j[n]).find((v) => v !== null && v !== undefined) ?? null;
+  const base = `${TWILIO_ROOT}/Accounts/${String(j.sid)}`;
+  return Object.fromEntries(TWILIO_SUBRESOURCES.map(([k, p]) => [k, `${base}/${p}.json`]));
+}
+
+const BY_ROOT = new Map<string, DialectRule>(
+  DIALECT_RULES.flatMap((r) => r.roots.map((n) => [n, r] as const)),
+);
 
 /** Twilio's list keys where they differ from the native ones. */
-const ITEMS_KEY: Record<string, string> = {
-  IncomingPhoneNumbers: 'incoming_phone_numbers',
-  Applications: 'applications',
-  Accounts: 'accounts',
-};
+const ITEMS_KEY = new Map(
+  DIALECT_RULES.flatMap((r) => (r.listKey ? [[r.roots[1], r.listKey] as const] : [])),
+);
 
 function mapItem(root: string, item: unknown): unknown {
   if (!item || typeof item !== 'object') return item;
-  const fn = BY_ROOT[root];
-  return fn ? fn(item as Json) : rewriteUris(item as Json);
+  const out = rewriteUris(item as Json);
+  const rule = BY_ROOT.get(root);
+  if (!rule) return out;
+  const added: Json = {};
+  for (const [name, d] of Object.entries(rule.members)) added[name] = derive(d, out);
+  return { ...out, ...added };
 }
 
-/** Twilio's page members; `num_pages`, `total` and `last_page_uri` are gone from its 2010 lists. */
+/**
+ * Twilio's page members and what each carries; `num_pages`, `total` and `last_page_uri` are gone
+ * from its 2010 lists. A `link` that does not exist is JSON null.
+ */
+export const TWILIO_PAGE_MEMBERS: Readonly<Record<string, 'uri' | 'link' | 'count' | 'size'>> = {
+  uri: 'uri',
+  first_page_uri: 'uri',
+  next_page_uri: 'link',
+  previous_page_uri: 'link',
+  page: 'count',
+  page_size: 'size',
+  start: 'count',
+  end: 'count',
+};
+
 function twilioEnvelope(envelope: Record<string, string | number>): Json {
-  return {
-    uri: twilioUri(envelope.uri),
-    first_page_uri: twilioUri(envelope.first_page_uri),
-    next_page_uri: twilioUri(envelope.next_page_uri),
-    previous_page_uri: twilioUri(envelope.previous_page_uri),
-    page: envelope.page,
-    page_size: envelope.page_size,
-    start: envelope.start,
-    end: envelope.end,
-  };
+  const out: Json = {};
+  for (const [name, kind] of Object.entries(TWILIO_PAGE_MEMBERS)) {
+    out[name] = kind === 'uri' || kind === 'link' ? twilioUri(envelope[name]) : envelope[name];
+  }
+  return out;
 }
 
 export const twilioDialect: JsonDialect = {
@@ -183,7 +243,7 @@ export const twilioDialect: JsonDialect = {
         total: json.length,
         count: items.length,
       });
-      return this.page(res, rootName, envelope, ITEMS_KEY[rootName] ?? rootName.toLowerCase(), items);
+      return this.page(res, rootName, envelope, ITEMS_KEY.get(rootName) ?? rootName.toLowerCase(), items);
     }
     return mapItem(rootName, json);
   },

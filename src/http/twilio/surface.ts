@@ -10,26 +10,94 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { parseFilterDate } from '../../dates.js';
 import { AppError } from '../../errors.js';
 import { state } from '../context.js';
+import type { ParamSpec } from '../openapi/spec.js';
 import { parseForm } from '../params.js';
 import { API_ROOT } from '../uris.js';
 import { TWILIO_ROOT, twilioDialect } from './dialect.js';
 
-/** Twilio resource name → native path segment(s). */
-const RESOURCES: Readonly<Record<string, string>> = {
-  Calls: 'Calls',
-  Messages: 'SMS/Messages',
-  IncomingPhoneNumbers: 'IncomingPhoneNumbers',
-  Recordings: 'Recordings',
-  Notifications: 'Notifications',
-  Applications: 'Applications',
+/** A resource of this surface: where it is served natively and which members differ. */
+export interface TwilioResource {
+  /** Native path segment(s) under the account. */
+  readonly native: string;
+  /** Twilio's date filter on lists (with its `<` and `>` forms), sent on as StartTime/EndTime. */
+  readonly dateFilter?: string;
+  /** Twilio form members without a native counterpart here: refused, naming the member. */
+  readonly unsupported?: readonly string[];
+  /** Twilio form members nativeForm translates into native ones, by operation. */
+  readonly aliases?: { readonly create?: readonly ParamSpec[]; readonly update?: readonly ParamSpec[] };
+}
+
+const applicationAliases: readonly ParamSpec[] = [
+  { name: 'VoiceUrl', type: 'url', description: 'Markup URL for voice: the application becomes Kind voice' },
+  { name: 'VoiceMethod', enum: ['POST'] },
+  { name: 'SmsUrl', type: 'url', description: 'Markup URL for SMS: the application becomes Kind sms' },
+  { name: 'SmsMethod', enum: ['POST'] },
+];
+
+/**
+ * The mapping table of this surface, by Twilio resource name. The router (twilioSurface), the
+ * OpenAPI document (openapi/twilio.ts) and docs/twilio.md follow it.
+ */
+export const TWILIO_RESOURCES: Readonly<Record<string, TwilioResource>> = {
+  Calls: {
+    native: 'Calls',
+    unsupported: ['Twiml', 'ApplicationSid', 'SendDigits', 'Record', 'MachineDetection', 'Trim', 'CallerId'],
+  },
+  Messages: {
+    native: 'SMS/Messages',
+    dateFilter: 'DateSent',
+    unsupported: ['MessagingServiceSid', 'MediaUrl', 'ContentSid', 'ScheduleType', 'SendAt'],
+  },
+  IncomingPhoneNumbers: { native: 'IncomingPhoneNumbers' },
+  Recordings: { native: 'Recordings', dateFilter: 'DateCreated' },
+  Notifications: { native: 'Notifications', dateFilter: 'MessageDate' },
+  Applications: {
+    native: 'Applications',
+    unsupported: [
+      'VoiceFallbackUrl',
+      'VoiceFallbackMethod',
+      'SmsFallbackUrl',
+      'SmsFallbackMethod',
+      'StatusCallback',
+      'StatusCallbackMethod',
+      'SmsStatusCallback',
+      'MessageStatusCallback',
+      'PublicApplicationConnectEnabled',
+    ],
+    aliases: {
+      create: [...applicationAliases, { name: 'VoiceCallerIdLookup', type: 'boolean' }],
+      update: applicationAliases,
+    },
+  },
 };
 
-/** Twilio date filters → the native StartTime/EndTime pair, per resource. */
-const DATE_FILTERS: Readonly<Record<string, string>> = {
-  Messages: 'DateSent',
-  Recordings: 'DateCreated',
-  Notifications: 'MessageDate',
-};
+/** A Twilio date filter's forms → the native members each one sets. */
+export const dateFilterForms = (name: string): ReadonlyArray<readonly [string, readonly string[]]> => [
+  [name, ['StartTime', 'EndTime']],
+  [`${name}>`, ['StartTime']],
+  [`${name}<`, ['EndTime']],
+];
+
+/** The query member carrying Twilio's page cursor (`PA` + the sid the native AfterSid names). */
+export const PAGE_TOKEN = 'PageToken';
+
+/**
+ * A native route template (`/2012-04-24/Accounts/:accountSid/SMS/Messages/:messageSid`) → the
+ * template this surface answers for it, or null when the surface does not map onto it. The inverse
+ * of nativePath, from the same table.
+ */
+export function twilioTemplate(native: string): { path: string; resource: string | null } | null {
+  const account = `${API_ROOT}/Accounts/:accountSid`;
+  const twilioAccount = `${TWILIO_ROOT}/Accounts/:accountSid`;
+  if (native === account) return { path: twilioAccount, resource: null };
+  for (const [name, r] of Object.entries(TWILIO_RESOURCES)) {
+    const prefix = `${account}/${r.native}`;
+    if (native === prefix || native.startsWith(`${prefix}/`)) {
+      return { path: `${twilioAccount}/${name}${native.slice(prefix.length)}`, resource: name };
+    }
+  }
+  return null;
+}
 
 const RESOURCE_SID = /^[A-Z]{2}[0-9a-f]{32}$/;
 
@@ -55,9 +123,9 @@ export function nativePath(path: string): Mapped | null {
   const [, , , sid, resource, ...rest] = bare;
   let native = `${API_ROOT}/Accounts/${sid}`;
   if (resource !== undefined) {
-    const mapped = RESOURCES[resource];
+    const mapped = TWILIO_RESOURCES[resource];
     if (!mapped) return null;
-    native += `/${[mapped, ...rest].join('/')}`;
+    native += `/${[mapped.native, ...rest].join('/')}`;
   }
   return { path: json ? `${native}.json` : native, resource: resource ?? null, json };
 }
@@ -66,20 +134,16 @@ export function nativePath(path: string): Mapped | null {
 function nativeQuery(query: string, resource: string | null): string | null {
   const q = new URLSearchParams(query);
   let changed = false;
-  const token = q.get('PageToken');
-  if (q.has('PageToken')) {
-    q.delete('PageToken');
+  const token = q.get(PAGE_TOKEN);
+  if (q.has(PAGE_TOKEN)) {
+    q.delete(PAGE_TOKEN);
     // The native cursor is the sid of the previous page's last item; Page still decides the offset.
     if (token?.startsWith('PA')) q.set('AfterSid', token.slice(2));
     changed = true;
   }
-  const date = resource ? DATE_FILTERS[resource] : undefined;
+  const date = resource ? TWILIO_RESOURCES[resource]?.dateFilter : undefined;
   if (date) {
-    for (const [twilioName, nativeNames] of [
-      [date, ['StartTime', 'EndTime']],
-      [`${date}>`, ['StartTime']],
-      [`${date}<`, ['EndTime']],
-    ] as const) {
+    for (const [twilioName, nativeNames] of dateFilterForms(date)) {
       const v = q.get(twilioName);
       if (v === null) continue;
       if (!parseFilterDate(v)) {
@@ -93,23 +157,6 @@ function nativeQuery(query: string, resource: string | null): string | null {
   return changed ? q.toString() : null;
 }
 
-/** Twilio form members without a native counterpart on this resource: refused, naming the member. */
-const UNSUPPORTED: Readonly<Record<string, readonly string[]>> = {
-  Calls: ['Twiml', 'ApplicationSid', 'SendDigits', 'Record', 'MachineDetection', 'Trim', 'CallerId'],
-  Messages: ['MessagingServiceSid', 'MediaUrl', 'ContentSid', 'ScheduleType', 'SendAt'],
-  Applications: [
-    'VoiceFallbackUrl',
-    'VoiceFallbackMethod',
-    'SmsFallbackUrl',
-    'SmsFallbackMethod',
-    'StatusCallback',
-    'StatusCallbackMethod',
-    'SmsStatusCallback',
-    'MessageStatusCallback',
-    'PublicApplicationConnectEnabled',
-  ],
-};
-
 /** Renames Twilio form members to the native ones; throws for members that cannot be honoured. */
 export function nativeForm(
   form: ReadonlyMap<string, readonly string[]>,
@@ -117,7 +164,7 @@ export function nativeForm(
   create: boolean,
 ): Map<string, readonly string[]> {
   const out = new Map(form);
-  for (const name of UNSUPPORTED[resource] ?? []) {
+  for (const name of TWILIO_RESOURCES[resource]?.unsupported ?? []) {
     if (out.has(name)) {
       throw new AppError('InvalidParameter', `${name} is not supported on ${TWILIO_ROOT}/…/${resource}`);
     }
