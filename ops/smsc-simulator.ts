@@ -1,5 +1,5 @@
 /**
- * A local SMSC simulator for demos (issue 7 item 7), on the scriptable SMSC of ops/lib/smsc.ts.
+ * A local SMSC simulator for demos, on the scriptable SMSC of ops/lib/smsc.ts.
  *
  *   npx tsx ops/smsc-simulator.ts
  *

@@ -229,7 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
       throw new ConfigError(`not a URL: ${redactUrl(url)}`);
     }
   }
-  // --- Messaging (issue 7): a bad SMPP_URL or SMTP_URL stops the start with one clear line ---
+  // --- Messaging: a bad SMPP_URL or SMTP_URL stops the start with one clear line ---
   config.smpp.urls.forEach((url, i) => {
     try {
       parseSmppUrl(url);

@@ -34,7 +34,7 @@ export const ErrorCatalog = {
   NumberAlreadyOwned: { code: 21453, status: 409, message: 'The account already owns this phone number' },
   ClosedAccount: { code: 20006, status: 409, message: 'A closed account cannot be modified' },
   RangeNotSatisfiable: { code: 20416, status: 416, message: 'Requested range not satisfiable' },
-  // --- Messaging (issue 7): SMS and email ---
+  // --- Messaging: SMS and email ---
   SmsBodyRequired: { code: 21602, status: 400, message: 'Message body is required' },
   SmsInvalidTo: { code: 21211, status: 400, message: "Invalid 'To' address" },
   SmsFromNotOwned: {

@@ -85,7 +85,7 @@ export interface RunningServer {
   readonly profiles: ProfileResolver;
   /** The SIP service (registrar, call legs), or null with SIP_ENABLED=false. */
   readonly sip: SipService | null;
-  // --- Messaging (issue 7) ---
+  // --- Messaging ---
   readonly sms: SmsService;
   readonly smsStore: SmsStore;
   readonly email: EmailService;
@@ -440,7 +440,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     server.on('request', app.express);
     logger.info({ url, publicUrl }, 'switchboard listening');
 
-    // --- Messaging (issue 7): bind the SMSCs, resume pending messages; closed before the HTTP server ---
+    // --- Messaging: bind the SMSCs, resume pending messages; closed before the HTTP server ---
     closers.push(() => sms.close());
     smppLink?.start();
     await sms.start();

@@ -1,5 +1,5 @@
 /**
- * bench:calls — calls end to end under sipp load (issue 6 benchmark); server in its own process
+ * bench:calls — calls end to end under sipp load; server in its own process
  * (real Redis, Postgres and media engine), the markup server in this process.
  *   A. Inbound call, markup `<Pause length="2"/><Hangup/>`: achieved calls/s (sipp's successful
  *      calls / elapsed, not `-r`), failures, INVITE→200 p50/p95 (= webhook overhead: the stub answers

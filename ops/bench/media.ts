@@ -1,5 +1,5 @@
 /**
- * Media engine benchmark (issue 5): N concurrent endpoints, each playing a looped prompt to its
+ * Media engine benchmark: N concurrent endpoints, each playing a looped prompt to its
  * peer and recording what the peer sends, N stepped 50 → 500. The peers (one UDP socket each, one
  * self-correcting 20 ms clock, PCMU) run in this process; the engine is the real forked process.
  *

@@ -1,5 +1,5 @@
 /**
- * bench:sip — the SIP core under sipp load, server in its own process (issue 4 benchmark).
+ * bench:sip — the SIP core under sipp load, server in its own process.
  *   1. REGISTER with digest for 10,000 clients (CSV injection), stepping the rate until failures
  *      appear: the highest achieved rate with 0 failures, and the 401 → 200 round trip p50/p95.
  *      Target on 2 cores, sipp included: ≥ 500 registrations/s with 0 failures.

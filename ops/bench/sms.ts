@@ -8,7 +8,7 @@
  * Prints: API accepted/s and latency p50/p99 (autocannon), end-to-end messages/s (first request →
  * last submit_sm received by the SMSC), messages lost/duplicated at the SMSC, receipts matched
  * (messages that reached `delivered` in Postgres / messages accepted).
- * Targets (issue 7): ≥ 500 msg/s end to end, p99 < 100 ms, 100 % receipts matched.
+ * Targets: ≥ 500 msg/s end to end, p99 < 100 ms, 100 % receipts matched.
  */
 import { once } from 'node:events';
 import autocannon from 'autocannon';

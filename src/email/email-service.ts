@@ -1,5 +1,5 @@
 /**
- * Email over SMTP (spec §Email message, §Endpoints › Email; issue 7 item 6): one nodemailer
+ * Email over SMTP (spec §Email message, §Endpoints › Email): one nodemailer
  * transport built from `SMTP_URL` (`smtp://user:pass@host:port`, `smtps://` for implicit TLS; any
  * nodemailer connection URL option such as `?pool=true` works). Used by `POST /Email/Messages` and
  * by the `<Email>` verb of SMS markup. nodemailer is imported here only.

@@ -72,7 +72,7 @@ export interface AppDeps {
   readonly profiles: ProfileStore;
   readonly profileBodyLimit: number;
   readonly effectiveProfileSid: (account: Account) => Promise<string>;
-  // --- Messaging (issue 7): routes are registered when the services are given ---
+  // --- Messaging: routes are registered when the services are given ---
   readonly sms?: SmsService;
   readonly smsStore?: SmsStore;
   readonly email?: EmailService;
@@ -98,7 +98,7 @@ export function createApp(deps: AppDeps): App {
   recordingRoutes(routes, deps);
   gatewayRoutes(routes, deps);
   profileRoutes(routes, deps);
-  // --- Messaging (issue 7) ---
+  // --- Messaging ---
   if (deps.sms && deps.smsStore)
     smsRoutes(routes, { sms: deps.sms, smsStore: deps.smsStore, publicUrl: deps.publicUrl });
   if (deps.email) emailRoutes(routes, { email: deps.email });

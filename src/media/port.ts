@@ -1,6 +1,6 @@
 /**
  * The media port: what call actors may ask of the media engine, and what they hear back, in domain
- * words (issue 5). The engine runs in its own process with one 20 ms clock; this port is the
+ * words. The engine runs in its own process with one 20 ms clock; this port is the
  * main-process façade that talks to it over IPC.
  *
  * Guarantees:

@@ -1,5 +1,5 @@
 /**
- * The carrier-link port: what the SMS actors see of SMPP, in domain words (issue 7 item 2).
+ * The carrier-link port: what the SMS actors see of SMPP, in domain words.
  *
  * Guarantees:
  * - `submit` never throws synchronously; it resolves with the provider message id of every segment,

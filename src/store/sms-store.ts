@@ -1,6 +1,6 @@
 /**
  * SMS message store port (spec §SMS message, §SMS status). Postgres is the record: a message is
- * inserted before the API answers 2xx, so an accepted message is never lost (issue 7 item 1).
+ * inserted before the API answers 2xx, so an accepted message is never lost.
  */
 
 /** Wire values of the SMS status (spec §SMS message `status`). */

@@ -1,6 +1,6 @@
 /**
  * Accounts over real HTTP against real Postgres and Redis: wire forms, authentication, roles,
- * status cascade, migration, restart and bad input (issue: Foundation).
+ * status cascade, migration, restart and bad input.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API, type Credentials, httpRequest, startTestServer, type TestServer } from '../support/server.js';

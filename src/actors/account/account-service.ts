@@ -56,7 +56,7 @@ export const FRIENDLY_NAME_MAX = 64;
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 
-/** Listeners told when an account is closed (later issues release its numbers, clients...). */
+/** Listeners told when an account is closed (so what it owns — numbers, clients — can be released). */
 export type ClosedListener = (accountSid: string) => Promise<void> | void;
 /** Listeners told when an account moved to another organization. */
 export type MigratedListener = (accountSid: string, organizationSid: string) => Promise<void> | void;

@@ -1,5 +1,5 @@
 /**
- * Outbound call admission (issue: Calls, item 7): excess REST calls wait in a per-account FIFO queue
+ * Outbound call admission: excess REST calls wait in a per-account FIFO queue
  * instead of failing, as Twilio queues calls over an account's CPS. The queue is bounded; a full
  * queue is refused (the REST layer answers 429). Slots are leases in Redis, renewed while the call
  * lives, so limits hold across nodes and a crashed node's slots expire.

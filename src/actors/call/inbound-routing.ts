@@ -1,5 +1,5 @@
 /**
- * Inbound call routing (issue 6 item 3; spec §Incoming phone number, §Client): where an INVITE goes.
+ * Inbound call routing (spec §Incoming phone number, §Client): where an INVITE goes.
  *
  * 1. The dialled number is the user part of the Request-URI (else of To); digits with or without
  *    `+` are looked up as E.164 among the hosted IncomingPhoneNumbers. INVITEs to a hosted number

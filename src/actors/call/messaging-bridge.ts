@@ -1,5 +1,5 @@
 /**
- * The interpreter's `<Sms>` and `<Email>` during a call, on the messaging services (issue 7): the
+ * The interpreter's `<Sms>` and `<Email>` during a call, on the messaging services: the
  * same path as the REST API, so the same validation, records and callbacks. A refusal (From not a
  * number of the account, SMTP not configured…) becomes a Notification with the API error's code
  * and the verb's outcome `failed`; the call goes on.

@@ -1,5 +1,5 @@
 /**
- * Markup interpreter actor (RCML/TwiML; issue 6 §2, docs/interpreter.md). One per call leg that runs
+ * Markup interpreter actor (RCML/TwiML; docs/interpreter.md). One per call leg that runs
  * markup; it fetches a document, runs its verbs one at a time (each an invoked actor from
  * `verbs/<verb>.ts`), and ends the call when the document ends.
  *

@@ -1,5 +1,5 @@
 /**
- * SIP seams of messaging (issue 7 items 3 and 4): SMS to `client:<login>` goes out as an
+ * SIP seams of messaging: SMS to `client:<login>` goes out as an
  * out-of-dialog SIP MESSAGE (RFC 3428) to the client's registered contact, and a MESSAGE received
  * by the SIP core is handed to the SMS service. The SMS code depends only on the small
  * `ClientMessenger` interface; `SipClientMessenger` implements it on the SIP port's

@@ -1,5 +1,5 @@
 /**
- * Inbound SMS handling (issue 7 item 3): fetch the number's SMS markup (the SMS application's URL,
+ * Inbound SMS handling: fetch the number's SMS markup (the SMS application's URL,
  * else SmsUrl with SmsMethod and SmsFallbackUrl) and run it. SMS markup allows `<Sms>`, `<Redirect>`
  * and `<Email>` (the parser's SMS mode skips anything else with a 12200 warning). No valid SMS URL →
  * Notification 12003; markup that cannot be parsed → Notification 12100. Fetch failures are

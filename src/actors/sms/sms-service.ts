@@ -1,5 +1,5 @@
 /**
- * SMS service (issue 7 items 1–5): accepts outbound messages (record first, then one root actor per
+ * SMS service: accepts outbound messages (record first, then one root actor per
  * message), feeds carrier-link events (link up, receipts, MO) to the actors, records every status
  * change conditionally and sends signed status callbacks, resumes pending messages after a restart.
  *

@@ -1,5 +1,5 @@
 /**
- * SMS message actor (spec §SMS status (outbound); issue 7 item 1). One root actor per message.
+ * SMS message actor (spec §SMS status (outbound)). One root actor per message.
  *
  *   boot ─┬─ inbound ─────────────▶ received (invokes handleInbound: SmsUrl markup) ─▶ handled
  *         ├─ recorded sent ───────▶ sent            (restored to take a late receipt)

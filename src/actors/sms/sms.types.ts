@@ -1,5 +1,5 @@
 /**
- * Types of the SMS actor (issue 7 item 1): context, events, emitted effects and the results of its
+ * Types of the SMS actor: context, events, emitted effects and the results of its
  * invoked actors. Context is plain data (sids, numbers, provider ids); live handles stay in the
  * service and the carrier link.
  */

@@ -23,21 +23,12 @@ export function redisKeys(prefix: string) {
     gatewayChannel: `${p}chan:gateway`,
     // calls
     callSnapshot: (sid: string) => `${p}call:${sid}:snap`,
-    callLease: (sid: string) => `${p}call:${sid}:lease`,
-    liveCalls: `${p}calls:live`,
-    accountCallCount: (accountSid: string) => `${p}account:${accountSid}:calls`,
     /** Sorted set of the account's live call slots (member call sid, score lease expiry ms). */
     accountCallSlots: (accountSid: string) => `${p}account:${accountSid}:slots`,
     /** Calls started by the account in one second (epoch seconds), for the CPS limit. */
     accountCps: (accountSid: string, second: number) => `${p}account:${accountSid}:cps:${second}`,
     // sms
     smsSnapshot: (sid: string) => `${p}sms:${sid}:snap`,
-    smppMessageId: (smscId: string, messageId: string) => `${p}smpp:${smscId}:msg:${messageId}`,
-    smppEarlyReceipt: (smscId: string, messageId: string) => `${p}smpp:${smscId}:dlr:${messageId}`,
-    // metrics
-    counter: (name: string) => `${p}metric:${name}`,
-    // webhooks
-    idempotency: (token: string) => `${p}idem:${token}`,
   } as const;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Calls with a real SIP phone (baresip) registered as a Client (issue 6 "Must show": Dial to a
+ * Calls with a real SIP phone (baresip) registered as a Client (Dial to a
  * registered baresip client): a caller's `<Dial><Client>` reaches the phone, which answers; a REST
  * call to `client:name` rings it; and a call from the phone to a number runs the number's markup
  * with the client's account on the call record.

@@ -1,5 +1,5 @@
 /**
- * Inbound calls from sipp to hosted numbers (issue 6 "Must show"): markup fetched with the
+ * Inbound calls from sipp to hosted numbers: markup fetched with the
  * documented parameters, Say/Pause/Hangup executed, Gather collecting DTMF from a sipp pcap, Record
  * creating a Recording whose .wav downloads, Dial to a sipp UAS, Reject busy → 486, a Redirect
  * chain, the fallback URL with a Notification, unknown numbers (404 / Notification 11005), the

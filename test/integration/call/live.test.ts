@@ -1,5 +1,5 @@
 /**
- * Live calls (issue 6 "Must show"): a REST redirect mid-call, a Dial Conference with three callers
+ * Live calls: a REST redirect mid-call, a Dial Conference with three callers
  * with Mute through the REST API, CANCEL while the markup is being fetched, and a BYE racing a REST
  * hangup ending the call once (one record, one completed callback).
  */

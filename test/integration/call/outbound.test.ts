@@ -1,5 +1,5 @@
 /**
- * REST calls to sipp UASs (issue 6 "Must show": REST call statuses and callbacks, no-answer,
+ * REST calls to sipp UASs (REST call statuses and callbacks, no-answer,
  * busy, failed; live modification cancel/complete): `POST /Calls` answers queued, the call goes
  * queued → ringing → in-progress → completed, the progress callbacks asked for arrive signed with
  * increasing SequenceNumber (only completed by default), the record is closed once.

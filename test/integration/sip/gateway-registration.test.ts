@@ -1,5 +1,5 @@
 /**
- * Gateway registration (issue 4 item 4) against a sipp registrar: the service REGISTERs itself to
+ * Gateway registration against a sipp registrar: the service REGISTERs itself to
  * the gateway's Proxy with digest (401 → 200), asks for the gateway's TTL, refreshes before the
  * granted expiry, retries after the registrar fails once (503), shows its live state on the
  * Gateway resource, and un-REGISTERs when the gateway is deleted — all without a restart.

@@ -1,5 +1,5 @@
 /**
- * Protocol basics (issue 4 item 6) and SIP over WebSocket (RFC 7118): OPTIONS is answered with
+ * Protocol basics and SIP over WebSocket (RFC 7118): OPTIONS is answered with
  * Allow (keep-alive), unknown methods get 501 with Allow, Max-Forwards 0 gets 483; a browser-style
  * client registers over WS with digest and a call to it goes back over its own connection.
  */

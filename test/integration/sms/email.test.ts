@@ -1,5 +1,5 @@
 /**
- * Email over SMTP (spec §Email; issue 7 item 6) against a real `smtp-server` on loopback: To, CC and
+ * Email over SMTP (spec §Email) against a real `smtp-server` on loopback: To, CC and
  * BCC all reach the server as recipients, BCC never shows in the headers, Type sets the
  * Content-Type; the `<Email>` verb of SMS markup goes the same way; bad input and a service without
  * SMTP_URL give documented errors.

@@ -1,5 +1,5 @@
 /**
- * Messaging over SIP with real peers (issue 7 items 3-4): an SMS to `client:<login>` goes out as a
+ * Messaging over SIP with real peers: an SMS to `client:<login>` goes out as a
  * SIP MESSAGE to the client's registered contact (sipp registers, then receives it); a SIP MESSAGE
  * from a carrier to a hosted number runs the number's SmsUrl like an SMPP MO (202 Accepted).
  */

@@ -1,5 +1,5 @@
 /**
- * SMS faults end to end (benchmarks-and-faults §4e R18/R19, issue 7 "Faults"): random throttling
+ * SMS faults end to end (benchmarks-and-faults §4e R18/R19): random throttling
  * loses nothing; a connection dropped mid-window reconnects and re-sends in-flight messages once;
  * an SMSC that stops answering enquire_link gets its bind declared dead and re-established; messages
  * queued while no SMSC is bound survive a server restart and are sent after it, once; pending
