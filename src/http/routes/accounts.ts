@@ -35,7 +35,8 @@ export function accountRoutes(routes: RouteTable, deps: AccountRouteDeps): void 
   routes.resource(`${API_ROOT}/Accounts/migrate/:targetSid`, {
     POST: async (req, res) => {
       const p = Params.body(res);
-      const target = decodeURIComponent(req.params.targetSid as string);
+      // Path parameters arrive decoded by the router; decoding again would misread a literal '%'.
+      const target = req.params.targetSid as string;
       const migrated = await accounts.migrate(callerOf(res), target, p.get('Organization'));
       await sendAccount(res, migrated);
     },
@@ -92,7 +93,7 @@ export function accountRoutes(routes: RouteTable, deps: AccountRouteDeps): void 
     {
       // Spec §Account Status: an uninitialized account may set its own Password, which activates it.
       allowInactive: (req, res, caller) => {
-        const named = decodeURIComponent(req.params.accountSid as string).toLowerCase();
+        const named = (req.params.accountSid as string).toLowerCase();
         const self = named === caller.sid.toLowerCase() || named === caller.emailAddress;
         const p = Params.body(res);
         const onlyPassword = p.has('Password') && !p.has('Status') && !p.has('Role');

@@ -136,7 +136,12 @@ export function profileRoutes(routes: RouteTable, deps: ProfileRouteDeps): void 
       m[1] as string,
     );
     if (!t) throw new AppError('InvalidParameter', 'The Link URL must name an account or an organization');
-    const sid = decodeURIComponent(t[2] as string);
+    let sid: string;
+    try {
+      sid = decodeURIComponent(t[2] as string);
+    } catch {
+      throw new AppError('InvalidParameter', 'The Link URL has a malformed percent-encoding');
+    }
     if (t[1] === 'Accounts') {
       const account = await deps.accounts.resolve(sid);
       if (!account) throw new AppError('NotFound', `Account ${sid} not found`);

@@ -27,6 +27,35 @@ function expectError(res: ApiResponse, status: number, code: number, message?: R
   if (message) expect(res.json.message).toMatch(message);
 }
 
+describe('percent signs', () => {
+  it('a literal % in a path sid is read once: 404 or 400, never 500', async () => {
+    // The router decodes path parameters; a second decode of `%s%n` threw (a 500 the fuzzer found).
+    const migrate = await ts.request('POST', `${API}/Accounts/migrate/%25s%25n%25x%25d.json`, {
+      form: { Organization: 'default.switchboard.local' },
+    });
+    expect(migrate.status, migrate.text).toBeGreaterThanOrEqual(400);
+    expect(migrate.status, migrate.text).toBeLessThan(500);
+    const self = await ts.request('POST', `${API}/Accounts/%25zz.json`, { form: { FriendlyName: 'x' } });
+    expect(self.status, self.text).toBe(404);
+  });
+
+  it('a LINK whose URL has a malformed escape: 400', async () => {
+    const created = await ts.request('POST', `${API}/Profiles`, {
+      headers: { 'content-type': platformCt() },
+      body: JSON.stringify({}),
+    });
+    expect(created.status, created.text).toBe(201);
+    const sid = (created.headers.get('location') as string).split('/').pop() as string;
+    const res = await ts.request('PUT', `${API}/Profiles/${sid}`, {
+      headers: {
+        'X-HTTP-Method-Override': 'LINK',
+        Link: `<${ts.url}${API}/Accounts/AC%zz>;rel=related`,
+      },
+    });
+    expectError(res, 400, 21100, /percent-encoding/);
+  });
+});
+
 describe('NUL bytes', () => {
   it('in a form parameter: 400 naming the parameter', async () => {
     const res = await ts.request('POST', `${API}/Accounts.json`, {
