@@ -4,24 +4,7 @@
  */
 import { dottedPath, firstUnstorableMember, type MemberPath } from '../json-members.js';
 import { tenantPatternProblem } from '../security/tenant-pattern.js';
-
-export interface ProxyHeader {
-  readonly headerName: string;
-  readonly key: string;
-  readonly value: string;
-}
-export interface OutboundProxy {
-  readonly uri: string;
-  readonly username?: string;
-  readonly password?: string;
-  readonly match?: string;
-  readonly headers?: readonly ProxyHeader[];
-}
-
-export interface MultiProviderConfig {
-  readonly 'outbound-sms'?: readonly [{ readonly destination_network_id: string | number }];
-  readonly 'outbound-voice'?: readonly [{ readonly proxy: readonly OutboundProxy[] }];
-}
+import type { MultiProviderConfig } from '../store/profile-store.js';
 
 /** Thrown with the member path of the first problem. */
 export class ConfigurationDataError extends Error {

@@ -4,18 +4,22 @@
  * account: its enabled `multi_provider` extension configuration (set by the Super Admin) wins; else the
  * `multiprovider` member of its effective subscriber profile; else none.
  */
-import type { AccountService } from '../actors/account/account-service.js';
 import type { Account } from '../store/account-store.js';
 import { DEFAULT_PROFILE_SID } from '../store/profile-defaults.js';
-import type { ProfileStore } from '../store/profile-store.js';
-import { type MultiProviderConfig, validateMultiProvider } from './multi-provider.js';
+import type { MultiProviderConfig, ProfileStore } from '../store/profile-store.js';
+import { validateMultiProvider } from './multi-provider.js';
 
 export const MULTI_PROVIDER = 'multi_provider';
+
+/** What resolution needs of the accounts: one by sid. */
+export interface AccountLookup {
+  get(sid: string): Promise<Account | null>;
+}
 
 export class ProfileResolver {
   constructor(
     private readonly profiles: ProfileStore,
-    private readonly accounts: AccountService,
+    private readonly accounts: AccountLookup,
   ) {}
 
   async effectiveProfileSid(account: Account): Promise<string> {

@@ -3,7 +3,8 @@ import { Ajv, type ValidateFunction } from 'ajv';
 
 export const PLATFORM_SCHEMA = 'rc-profile-schema.json';
 export const SUBSCRIBER_SCHEMA = 'rc-subscriber-schema.json';
-export type ProfileKind = 'platform' | 'subscriber';
+
+import type { ProfileKind } from '../store/profile-store.js';
 
 const prefixes = { type: 'array', items: { type: 'string' } };
 

@@ -12,6 +12,18 @@
 import type { Dialog, PersistedDialog } from './dialog.js';
 import type { Flow } from './transport.js';
 
+// The contract's data and its pure parts, so actors need nothing else of this folder: the dialog as
+// persisted in a call's snapshot, a connection-oriented flow, and the outbound routing policy
+// (plain functions of configuration and registrations; no I/O).
+export { type PersistedDialog, persistedDialog } from './dialog.js';
+export {
+  NoRouteError,
+  parseCallTarget,
+  planOutgoingRequest,
+  TargetError,
+} from './routing-policy.js';
+export type { Flow };
+
 export interface Party {
   readonly uri: string;
   readonly displayName?: string;

@@ -50,8 +50,8 @@ import {
   invalidHeaderReason,
   parseAddress,
 } from '../numbers/address.js';
-import type { MultiProviderConfig, OutboundProxy } from '../profiles/multi-provider.js';
 import { compileTenantPattern, type TenantPattern, TenantPatternError } from '../security/tenant-pattern.js';
+import type { MultiProviderConfig, OutboundProxy } from '../store/profile-store.js';
 import { formatGenericValue, formatSipUri, parseSipUri, type SipUri, SipUriError } from './sip-uri.js';
 
 /** A call's destination, as given in To (spec §Calls) or a Dial noun. */

@@ -15,6 +15,11 @@
  */
 import type { ReceiptOutcome, SmsErrorCode } from './errors.js';
 
+// Status codes travel as data (SmppError), and receipts are matched on normalised message ids: both
+// are part of what the SMS actors see of a carrier link.
+export { CommandStatus, isSmppError, SmppError, SmsErrorMessage } from './errors.js';
+export { normaliseMessageId } from './receipt.js';
+
 /** An outbound SMS as the actors hand it to the carrier. */
 export interface OutboundSms {
   /** Sender: E.164 without '+', short code or alphanumeric. */

@@ -67,3 +67,9 @@ export interface AccountStore {
   listOrganizations(): Promise<Organization[]>;
   insertOrganization(org: Organization): Promise<void>;
 }
+
+/** Publishes and receives "account changed" notices between nodes (Redis pub/sub in production). */
+export interface AccountChangeBus {
+  publish(sid: string): Promise<void>;
+  subscribe(onChange: (sid: string) => void): Promise<void>;
+}

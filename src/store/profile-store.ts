@@ -1,6 +1,25 @@
 /** Profiles (spec §Profile) and their links; extension configurations (§Multi-provider extension). */
-import type { MultiProviderConfig } from '../profiles/multi-provider.js';
-import type { ProfileKind } from '../profiles/schemas.js';
+/** A platform profile (Super Admin) or a subscriber profile (an account tree's). */
+export type ProfileKind = 'platform' | 'subscriber';
+
+/** Multi-provider configuration (spec §Multi-provider extension configuration), as validated. */
+export interface ProxyHeader {
+  readonly headerName: string;
+  readonly key: string;
+  readonly value: string;
+}
+export interface OutboundProxy {
+  readonly uri: string;
+  readonly username?: string;
+  readonly password?: string;
+  readonly match?: string;
+  readonly headers?: readonly ProxyHeader[];
+}
+
+export interface MultiProviderConfig {
+  readonly 'outbound-sms'?: readonly [{ readonly destination_network_id: string | number }];
+  readonly 'outbound-voice'?: readonly [{ readonly proxy: readonly OutboundProxy[] }];
+}
 
 export interface Profile {
   readonly sid: string;

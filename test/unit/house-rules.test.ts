@@ -60,3 +60,87 @@ describe('imports point away from test/', () => {
     expect(offenders).toEqual([]);
   });
 });
+
+/**
+ * Imports point down: http → actors → ports ← adapters/stores. An adapter folder (sip, smpp, media,
+ * webhooks) is reached from above only through its port (`port.ts`, or `index.ts` where the folder
+ * is one façade); stores and adapters never import actors, routes, the composition root or the
+ * services above them; store implementations (postgres/, redis/) are reached only by composition.
+ */
+const ADAPTERS = ['src/sip/', 'src/smpp/', 'src/media/', 'src/webhooks/'];
+const ABOVE_ADAPTERS = [
+  'src/actors/',
+  'src/http/',
+  'src/server.ts',
+  'src/main.ts',
+  'src/cli/',
+  'src/profiles/',
+  'src/notifications/',
+  'src/recordings/recording-service.ts',
+  'src/email/',
+];
+const adapterOf = (path: string) => ADAPTERS.find((a) => path.startsWith(a));
+// `src/sip/sip-uri.ts` is the one SIP URI model (pure, no I/O): every layer that reads addresses uses it.
+const isPort = (path: string) =>
+  (/\/(port|index)\.ts$/.test(path) && path.split('/').length === 3) || path === 'src/sip/sip-uri.ts';
+const isStoreImpl = (path: string) =>
+  path.startsWith('src/store/postgres/') || path.startsWith('src/store/redis/');
+// The composition root and the configuration parser (which reads adapter URLs such as SMPP_URL).
+const COMPOSITION = ['src/server.ts', 'src/main.ts', 'src/config.ts', 'src/cli/'];
+
+/** Why `from` may not import `to` (both repo-relative .ts paths), or null when it may. */
+export function layerViolation(from: string, to: string): string | null {
+  const fromAdapter = adapterOf(from);
+  const toAdapter = adapterOf(to);
+  const above = ABOVE_ADAPTERS.some((p) => to.startsWith(p));
+  if (from.startsWith('src/store/') && (above || toAdapter)) return 'a store imports what sits above it';
+  if (fromAdapter && above) return 'an adapter imports what sits above it';
+  if (fromAdapter && toAdapter && toAdapter !== fromAdapter && !isPort(to))
+    return 'an adapter reaches into another adapter past its port';
+  if (
+    !fromAdapter &&
+    !from.startsWith('src/store/') &&
+    toAdapter &&
+    !isPort(to) &&
+    !COMPOSITION.some((c) => from.startsWith(c))
+  )
+    return 'reaches into an adapter past its port';
+  if (isStoreImpl(to) && !from.startsWith('src/store/') && !COMPOSITION.some((c) => from.startsWith(c)))
+    return 'reaches a store implementation outside composition';
+  if (
+    (to.startsWith('src/http/') || to === 'src/server.ts') &&
+    !from.startsWith('src/http/') &&
+    !COMPOSITION.some((c) => from.startsWith(c))
+  )
+    return 'imports the HTTP layer or the composition root';
+  return null;
+}
+
+describe('imports point down', () => {
+  it('flags a planted violation of each kind', () => {
+    expect(
+      layerViolation('src/store/redis/account-bus.ts', 'src/actors/account/account-service.ts'),
+    ).not.toBeNull();
+    expect(layerViolation('src/sip/routing-policy.ts', 'src/profiles/multi-provider.ts')).not.toBeNull();
+    expect(layerViolation('src/actors/call/call-runtime.ts', 'src/sip/transport.ts')).not.toBeNull();
+    expect(layerViolation('src/actors/sms/sms-service.ts', 'src/smpp/errors.ts')).not.toBeNull();
+    expect(layerViolation('src/actors/call/call-runtime.ts', 'src/store/postgres/db.ts')).not.toBeNull();
+    expect(layerViolation('src/sip/service.ts', 'src/http/app.ts')).not.toBeNull();
+    expect(layerViolation('src/actors/call/call-runtime.ts', 'src/sip/port.ts')).toBeNull();
+    expect(layerViolation('src/server.ts', 'src/store/postgres/db.ts')).toBeNull();
+  });
+
+  it('every import under src/ points down', async () => {
+    const offenders: string[] = [];
+    for (const file of await sources(join(ROOT, 'src'))) {
+      const from = relative(ROOT, file);
+      for (const spec of specifiers(await readFile(file, 'utf8'))) {
+        if (!spec.startsWith('.')) continue;
+        const to = relative(ROOT, resolve(dirname(file), spec)).replace(/\.js$/, '.ts');
+        const why = layerViolation(from, to);
+        if (why) offenders.push(`${from} -> ${to}: ${why}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+});

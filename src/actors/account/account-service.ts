@@ -28,11 +28,7 @@ import { AUTH_DEFAULTS, Authenticator, type AuthenticatorOptions } from './authe
 
 export type AccountActor = Actor<typeof accountMachine>;
 
-/** Publishes and receives "account changed" notices between nodes (Redis pub/sub in production). */
-export interface AccountChangeBus {
-  publish(sid: string): Promise<void>;
-  subscribe(onChange: (sid: string) => void): Promise<void>;
-}
+import type { AccountChangeBus } from '../../store/account-store.js';
 
 export interface CreateAccountInput {
   emailAddress?: string | undefined;

@@ -26,11 +26,19 @@ import type { Logger } from '../../logger.js';
 import type { MediaEvent, MediaPort } from '../../media/port.js';
 import type { NotifyInput } from '../../notifications/notifier.js';
 import { sipUserAndHost } from '../../numbers/address.js';
-import type { MultiProviderConfig } from '../../profiles/multi-provider.js';
-import { type PersistedDialog, persistedDialog } from '../../sip/dialog.js';
-import { type InboundInvite, type SipEvent, SipNotificationCode, type SipPort } from '../../sip/port.js';
-import { NoRouteError, parseCallTarget, planOutgoingRequest, TargetError } from '../../sip/routing-policy.js';
-import type { Flow } from '../../sip/transport.js';
+import {
+  type Flow,
+  type InboundInvite,
+  NoRouteError,
+  type PersistedDialog,
+  parseCallTarget,
+  persistedDialog,
+  planOutgoingRequest,
+  type SipEvent,
+  SipNotificationCode,
+  type SipPort,
+  TargetError,
+} from '../../sip/port.js';
 import {
   type CallClaim,
   type CallDirection,
@@ -41,8 +49,9 @@ import {
   type StoredStatusCallback,
 } from '../../store/call-store.js';
 import type { IncomingNumber } from '../../store/number-store.js';
+import type { MultiProviderConfig } from '../../store/profile-store.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
-import type { HttpMethod, WebhookRequest, WebhookResult } from '../../webhooks/types.js';
+import type { HttpMethod, WebhookRequest, WebhookResult } from '../../webhooks/index.js';
 import type { InterpreterInput } from '../interpreter/interpreter.types.js';
 import { DEFAULT_API_VERSION } from '../interpreter/interpreter.types.js';
 import type { ParticipantFlags } from '../interpreter/verbs/conference-rooms.js';

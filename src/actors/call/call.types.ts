@@ -1,4 +1,4 @@
-import type { PersistedDialog } from '../../sip/dialog.js';
+import type { PersistedDialog } from '../../sip/port.js';
 import type { CallDirection, CallStatus } from '../../store/call-store.js';
 
 /** Plain, serialisable context of a call leg actor. Times are epoch milliseconds. */

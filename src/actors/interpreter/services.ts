@@ -10,8 +10,7 @@
  */
 import type { MediaEvent, MediaPort } from '../../media/port.js';
 import type { NotifyInput } from '../../notifications/notifier.js';
-import type { HttpMethod, WebhookClient, WebhookResult } from '../../webhooks/index.js';
-import type { Params } from '../../webhooks/signing.js';
+import type { HttpMethod, Params, WebhookClient, WebhookResult } from '../../webhooks/index.js';
 import type { ConferenceRooms } from './verbs/conference-rooms.js';
 
 /**

@@ -21,14 +21,22 @@ import {
   toE164 as numberOf,
   parseAddress,
 } from '../../numbers/address.js';
-import type { MultiProviderConfig } from '../../profiles/multi-provider.js';
-import { CommandStatus, isSmppError, SmppError, SmsErrorMessage } from '../../smpp/errors.js';
-import type { CarrierLink, SmppDeliverSmEvent, SmppEvent, SmppReceiptEvent } from '../../smpp/port.js';
-import { normaliseMessageId } from '../../smpp/receipt.js';
+import {
+  type CarrierLink,
+  CommandStatus,
+  isSmppError,
+  normaliseMessageId,
+  type SmppDeliverSmEvent,
+  SmppError,
+  type SmppEvent,
+  type SmppReceiptEvent,
+  SmsErrorMessage,
+} from '../../smpp/port.js';
 import { type Account, AccountStatus } from '../../store/account-store.js';
 import type { ApplicationStore } from '../../store/application-store.js';
 import type { ClientStore } from '../../store/client-store.js';
 import type { IncomingNumber, NumberStore } from '../../store/number-store.js';
+import type { MultiProviderConfig } from '../../store/profile-store.js';
 import {
   type SmsChannel,
   SmsDirection,

@@ -9,7 +9,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { blockedHostReason, blockedReason } from '../../webhooks/url-policy.js';
+import { blockedHostReason, blockedReason } from '../../security/address-policy.js';
 import { PlayError } from './errors.js';
 
 const MAX_REDIRECTS = 5;

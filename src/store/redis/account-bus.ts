@@ -1,5 +1,5 @@
 /** Account change notices between nodes over Redis pub/sub (evict the cached record and actor). */
-import type { AccountChangeBus } from '../../actors/account/account-service.js';
+import type { AccountChangeBus } from '../account-store.js';
 import type { Redis } from './client.js';
 
 export class RedisAccountBus implements AccountChangeBus {

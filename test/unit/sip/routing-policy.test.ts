@@ -1,6 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import type { MultiProviderConfig, OutboundProxy } from '../../../src/profiles/multi-provider.js';
 import {
   type CallTarget,
   IGNORED_TARGET_HEADERS,
@@ -12,6 +11,7 @@ import {
   planOutgoingRequest,
   TargetError,
 } from '../../../src/sip/routing-policy.js';
+import type { MultiProviderConfig, OutboundProxy } from '../../../src/store/profile-store.js';
 
 const mp = (...proxy: OutboundProxy[]): MultiProviderConfig => ({ 'outbound-voice': [{ proxy }] });
 const num = (number: string): CallTarget => ({ kind: 'number', number });
