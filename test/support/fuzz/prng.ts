@@ -13,7 +13,10 @@ export function prng(seed: number): () => number {
   };
 }
 
-/** The seed a fuzz run uses: `FUZZ_SEED`, else `fallback`. */
+/**
+ * The seed a fuzz run uses: `FUZZ_SEED`, else `fallback` (the suites pass a fixed seed at scale 1, so
+ * `npm test` is repeatable, and a fresh one for larger runs, which explore).
+ */
 export function fuzzSeed(fallback: number): number {
   const s = process.env.FUZZ_SEED;
   return s === undefined || s === '' ? fallback : Number(s);
