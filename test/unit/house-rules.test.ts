@@ -89,7 +89,7 @@ const isStoreImpl = (path: string) =>
 const COMPOSITION = ['src/server.ts', 'src/main.ts', 'src/config.ts', 'src/cli/'];
 
 /** Why `from` may not import `to` (both repo-relative .ts paths), or null when it may. */
-export function layerViolation(from: string, to: string): string | null {
+function layerViolation(from: string, to: string): string | null {
   const fromAdapter = adapterOf(from);
   const toAdapter = adapterOf(to);
   const above = ABOVE_ADAPTERS.some((p) => to.startsWith(p));
