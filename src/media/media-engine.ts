@@ -192,15 +192,13 @@ export class MediaEngine implements MediaPort {
     }, delay);
   }
 
-  /** Every operation in flight ends, then every endpoint is reported lost. */
-  private failInFlight(reason: string): void {
-    // Commands queued for the engine that just died are answered here, so that none of them
-    // reaches the next engine and produces a second terminal event.
-    const queued = this.queue;
-    this.queue = [];
-    for (const cmd of queued) this.refuse(cmd, reason);
+  /**
+   * Ends the operations in flight that `which` selects with their terminal event (a recording being
+   * stored finishes on its own and is left alone).
+   */
+  private endOperations(which: (op: PendingOp) => boolean, reason: string): void {
     for (const [opId, op] of this.ops) {
-      if (op.storing) continue;
+      if (op.storing || !which(op)) continue;
       this.ops.delete(opId);
       const endpointId = op.endpointId;
       if (op.kind === 'play') {
@@ -217,6 +215,16 @@ export class MediaEngine implements MediaPort {
         });
       }
     }
+  }
+
+  /** Every operation in flight ends, then every endpoint is reported lost. */
+  private failInFlight(reason: string): void {
+    // Commands queued for the engine that just died are answered here, so that none of them
+    // reaches the next engine and produces a second terminal event.
+    const queued = this.queue;
+    this.queue = [];
+    for (const cmd of queued) this.refuse(cmd, reason);
+    this.endOperations(() => true, reason);
     const lost = [...this.endpoints.keys()];
     this.endpoints.clear();
     for (const endpointId of lost) this.dispatch({ type: 'media.endpointLost', endpointId, reason });
@@ -243,23 +251,7 @@ export class MediaEngine implements MediaPort {
   /** Terminal events for one endpoint and its operations; the engine is told to release it. */
   private abandonEndpoint(endpointId: string, reason: string): void {
     if (this.abandoned.has(endpointId)) return;
-    for (const [opId, op] of this.ops) {
-      if (op.endpointId !== endpointId || op.storing) continue;
-      this.ops.delete(opId);
-      if (op.kind === 'play') {
-        this.dispatch({ type: 'media.playFailed', endpointId, opId, reason: 'engine-down', message: reason });
-      } else if (op.kind === 'collect') {
-        this.dispatch({ type: 'media.collectDone', endpointId, opId, digits: '', reason: 'lost' });
-      } else {
-        this.dispatch({
-          type: 'media.recordFailed',
-          endpointId,
-          opId,
-          recordingSid: op.recordingSid ?? '',
-          message: reason,
-        });
-      }
-    }
+    this.endOperations((op) => op.endpointId === endpointId, reason);
     const state = this.endpoints.get(endpointId);
     this.endpoints.delete(endpointId);
     if (state === undefined) return;
