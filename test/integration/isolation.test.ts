@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSid, SidPrefix } from '../../src/ids.js';
+import { receivedSms } from '../support/records.js';
 import { API, type Credentials, startTestServer, type TestServer } from '../support/server.js';
 
 let ts: TestServer;
@@ -77,31 +78,9 @@ const fixtures: Record<string, (acct: { sid: string; creds: Credentials }) => Pr
     return sid;
   },
   messageSid: async (acct) => {
-    const sid = newSid(SidPrefix.Sms);
-    const now = new Date();
-    await ts.server.smsStore.insert({
-      sid,
-      accountSid: acct.sid,
-      from: '+15550002222',
-      to: '+15550001111',
-      body: 'fixture',
-      status: 'received',
-      direction: 'incoming',
-      channel: 'smpp',
-      price: null,
-      priceUnit: 'USD',
-      apiVersion: '2012-04-24',
-      errorCode: null,
-      errorMessage: null,
-      statusCallback: null,
-      destinationNetworkId: null,
-      segments: 1,
-      possibleDuplicate: false,
-      dateSent: now,
-      dateCreated: now,
-      dateUpdated: now,
-    });
-    return sid;
+    const m = receivedSms(acct.sid);
+    await ts.server.smsStore.insert(m);
+    return m.sid;
   },
   callSid: async (acct) => {
     const sid = newSid(SidPrefix.Call);

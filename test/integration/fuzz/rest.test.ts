@@ -7,9 +7,9 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newSid, SidPrefix } from '../../../src/ids.js';
 import { fuzzScale, fuzzSeed } from '../../support/fuzz/prng.js';
 import { type RestCase, restCases } from '../../support/fuzz/rest.js';
+import { receivedSms } from '../../support/records.js';
 import { API, basic, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
 
 const SCALE = fuzzScale();
@@ -59,31 +59,9 @@ beforeAll(async () => {
     messageText: 'FOREIGNNOTIFICATION',
   });
   foreignSids.notificationSid = n?.sid as string;
-  const sms = newSid(SidPrefix.Sms);
-  const now = new Date();
-  await ts.server.smsStore.insert({
-    sid: sms,
-    accountSid: foreign.sid,
-    from: '+15550002222',
-    to: '+15550001111',
-    body: 'FOREIGNSMSBODY',
-    status: 'received',
-    direction: 'incoming',
-    channel: 'smpp',
-    price: null,
-    priceUnit: 'USD',
-    apiVersion: '2012-04-24',
-    errorCode: null,
-    errorMessage: null,
-    statusCallback: null,
-    destinationNetworkId: null,
-    segments: 1,
-    possibleDuplicate: false,
-    dateSent: now,
-    dateCreated: now,
-    dateUpdated: now,
-  });
-  foreignSids.messageSid = sms;
+  const sms = receivedSms(foreign.sid, { body: 'FOREIGNSMSBODY' });
+  await ts.server.smsStore.insert(sms);
+  foreignSids.messageSid = sms.sid;
   markers.push(
     app.json.sid,
     'FOREIGNAPPNAME',
@@ -92,7 +70,7 @@ beforeAll(async () => {
     'FOREIGNCLIENTNAME',
     foreignSids.notificationSid as string,
     'FOREIGNNOTIFICATION',
-    sms,
+    sms.sid,
     'FOREIGNSMSBODY',
   );
 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSid, SidPrefix } from '../../../src/ids.js';
 import type { Application } from '../../../src/store/application-store.js';
 import { StoreInputError } from '../../../src/store/store-errors.js';
+import { receivedSms } from '../../support/records.js';
 import { API, startTestServer, type TestServer } from '../../support/server.js';
 
 let ts: TestServer;
@@ -62,29 +63,11 @@ describe('store text input', () => {
 
   it('array and batched parameters are checked too (SMS group commit, provider ids)', async () => {
     const sms = ts.server.smsStore;
-    const now = new Date();
-    const m = {
-      sid: newSid(SidPrefix.Sms),
-      accountSid: ts.admin.sid,
+    const m = receivedSms(ts.admin.sid, {
       from: '+14155550100',
       to: '+14155550101',
       body: 'nul \u0000 inside',
-      status: 'received',
-      direction: 'incoming',
-      channel: 'smpp',
-      price: null,
-      priceUnit: 'USD',
-      apiVersion: '2012-04-24',
-      errorCode: null,
-      errorMessage: null,
-      statusCallback: null,
-      destinationNetworkId: null,
-      segments: 1,
-      possibleDuplicate: false,
-      dateSent: now,
-      dateCreated: now,
-      dateUpdated: now,
-    } as const;
+    });
     const err = await sms.insert(m).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreInputError);
     expect((err as StoreInputError).column).toBe('body');

@@ -4,60 +4,39 @@
  * onto that native route, and real 2010 responses — single resources and pages, made through the
  * surface — match the Twilio schemas the document gives for them.
  */
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentPath } from '../../../src/http/openapi/document.js';
 import { TWILIO_SUBRESOURCES } from '../../../src/http/twilio/dialect.js';
 import { nativePath, twilioTemplate } from '../../../src/http/twilio/surface.js';
+import { type DocumentedApi, documentedApi } from '../../support/openapi.js';
 import { API, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
 
 let ts: TestServer;
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked by member names
 let doc: any;
-let ajv: Ajv2020;
+let api: DocumentedApi;
 let owner: { sid: string; creds: Credentials };
 
 const T = '/2010-04-01';
 const A = `${T}/Accounts/:accountSid`;
-const pointer = (...parts: string[]) =>
-  parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 const as = (form?: Record<string, string>) => ({ auth: owner.creds, ...(form ? { form } : {}) });
 /** A concrete path for a template: each `:name` replaced by a sample value. */
 const concrete = (template: string) => template.replace(/:([A-Za-z]+)/g, 'X$1');
 
-function validator(method: string, template: string, status: number): ValidateFunction {
-  const path = documentPath(template, undefined);
-  const op = doc.paths[path]?.[method.toLowerCase()];
-  expect(op, `${method} ${path}`).toBeDefined();
-  const key = op.responses[String(status)] ? String(status) : status >= 400 ? 'default' : String(status);
-  expect(op.responses[key], `${method} ${path} ${status}`).toBeDefined();
-  const ref = `openapi#/${pointer('paths', path, method.toLowerCase(), 'responses', key, 'content', 'application/json', 'schema')}`;
-  const validate = ajv.getSchema(ref);
-  if (!validate) throw new Error(`no schema at ${ref}`);
-  return validate;
-}
-
-/** Asserts a real 2010 response has the status and matches the documented schema for it. */
+/** Asserts a real 2010 response has the status and matches the documented schema for `template`. */
 function expectDocumented(
   res: { status: number; json: unknown; text: string },
   method: string,
   template: string,
   status: number,
 ): void {
-  expect(res.status, res.text).toBe(status);
-  const validate = validator(method, template, status);
-  const ok = validate(res.json);
-  expect(ok ? [] : validate.errors, `${method} ${template}: ${res.text.slice(0, 400)}`).toEqual([]);
+  api.expectDocumented(res, method, documentPath(template, undefined), status);
 }
 
 beforeAll(async () => {
   ts = await startTestServer({ label: 'twopenapi', env: { NUMBER_POOL: '+14155550100-+14155550199' } });
-  const res = await ts.request('GET', '/openapi.json', { auth: null });
-  expect(res.status).toBe(200);
-  doc = res.json;
-  ajv = new Ajv2020({ strict: false, allErrors: true });
-  ajv.addFormat('uri', (s: string) => URL.canParse(s));
-  ajv.addSchema(doc, 'openapi');
+  api = await documentedApi(ts);
+  doc = api.doc;
   const created = await ts.request('POST', `${API}/Accounts.json`, {
     form: { EmailAddress: 'tw-openapi@example.test', Password: 'password-123' },
   });
