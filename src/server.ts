@@ -14,7 +14,7 @@ import { createActor } from 'xstate';
 import { AccountService } from './actors/account/account-service.js';
 import { CallAdmission } from './actors/call/admission.js';
 import { RuntimeCallControl } from './actors/call/call-control.js';
-import { CallRuntime } from './actors/call/call-runtime.js';
+import type { CallRuntime } from './actors/call/call-runtime.js';
 import { routeInbound } from './actors/call/inbound-routing.js';
 import { MessagingBridge } from './actors/call/messaging-bridge.js';
 import { createInterpreterMachine } from './actors/interpreter/interpreter.machine.js';
@@ -22,11 +22,13 @@ import { type InterpreterServices, MediaEventRouter, webhookFetcher } from './ac
 import { ConferenceRooms } from './actors/interpreter/verbs/conference-rooms.js';
 import { SipClientMessenger } from './actors/sms/client-messenger.js';
 import { SmsService } from './actors/sms/sms-service.js';
+import { composeCalls } from './composition/calls.js';
 import type { Config } from './config.js';
 import { EmailService } from './email/email-service.js';
 import { type App, createApp } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
 import { MediaEngine } from './media/media-engine.js';
+import { createMetrics } from './metrics/prometheus.js';
 import { Notifier } from './notifications/notifier.js';
 import { LocalPoolProvider } from './numbers/provider.js';
 import { ProfileResolver } from './profiles/resolution.js';
@@ -281,6 +283,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     });
     // --- end messaging ---
 
+    const metrics = createMetrics();
     const admission = new CallAdmission(new RedisCallAdmission(redis, keys), {
       maxConcurrent: config.limits.concurrentCallsPerAccount,
       perSecond: config.limits.callsPerSecondPerAccount,
@@ -302,9 +305,12 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       let interpreterMachine: ReturnType<typeof createInterpreterMachine> | null = null;
       // This node's conference rooms: the Dial verb keeps them, the REST Mute response reads them.
       const conferences = new ConferenceRooms();
-      const runtime = new CallRuntime({
+      // One media subscription fanned out per endpoint, for the calls, the Dialer and the interpreter.
+      const mediaEvents = new MediaEventRouter(media);
+      const { runtime, recovery } = composeCalls({
         sip: sipService.legs,
         media,
+        mediaEvents,
         calls,
         snapshots,
         admission,
@@ -341,6 +347,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         callLeaseMs: config.limits.callLeaseMs,
         conferenceFlagsOf: (endpointId) => conferences.flagsOf(endpointId),
         numberOf: (accountSid, sid) => numbers.get(accountSid, sid),
+        meter: metrics.calls,
         logger: logger.child({ component: 'calls' }),
       });
       const createRecording: InterpreterServices['createRecording'] = async (r) => {
@@ -356,8 +363,6 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
           durationSeconds: rec.duration,
         };
       };
-      // One media subscription fanned out per endpoint, for the Dialer and the interpreter.
-      const mediaEvents = new MediaEventRouter(media);
       const control = new RuntimeCallControl(runtime, media, mediaEvents, {
         createRecording,
         notify: (n) => notifier.notify(n),
@@ -406,8 +411,11 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         conferences,
       });
       callRuntime = runtime;
-      closers.push(async () => runtime.stop());
-      await runtime.startRecovery();
+      closers.push(async () => {
+        recovery.stop();
+        runtime.stop();
+      });
+      await recovery.start();
     }
 
     const app = createApp({

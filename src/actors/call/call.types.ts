@@ -1,7 +1,63 @@
 import type { PersistedDialog } from '../../sip/port.js';
 import type { CallDirection, CallStatus } from '../../store/call-store.js';
+import type { HttpMethod } from '../../webhooks/index.js';
+import type { ProgressEvent } from './status-callbacks.js';
 
-/** Plain, serialisable context of a call leg actor. Times are epoch milliseconds. */
+/** A markup document to fetch and run (Url + fallback of a call, a number or a redirect). */
+export interface MarkupTarget {
+  readonly url: string;
+  readonly method: HttpMethod;
+  readonly fallbackUrl: string | null;
+  readonly fallbackMethod: HttpMethod;
+}
+
+/**
+ * What runs the call (its "app"): a markup document, or — for a client calling a client without a
+ * VoiceUrl — the bridge to the dialled client. `whisper`: markup on an answered `<Dial>` child before
+ * it is bridged; its end does not hang the leg up.
+ */
+export type CallApp =
+  | (MarkupTarget & { readonly kind: 'markup'; readonly answered: boolean; readonly whisper?: boolean })
+  | { readonly kind: 'client'; readonly login: string };
+
+/** What a REST client asked for in `POST /Calls` besides From/To (validated by the route). */
+export interface OutboundCallRequest extends MarkupTarget {
+  readonly accountSid: string;
+  readonly apiVersion: string;
+  readonly from: string;
+  readonly to: string;
+  readonly statusCallback: string | null;
+  readonly statusCallbackMethod: HttpMethod;
+  readonly statusCallbackEvents: ReadonlySet<ProgressEvent>;
+  readonly timeoutSeconds: number;
+}
+
+/** A callback URL with its method. */
+export interface Callback {
+  readonly url: string;
+  readonly method: HttpMethod;
+}
+
+/** The progress callbacks a REST call asked for (StatusCallback + StatusCallbackEvent). */
+export interface ProgressCallback extends Callback {
+  readonly events: readonly ProgressEvent[];
+}
+
+/** Final SIP status of the leg's INVITE so far, and why it failed when it did. */
+export interface SipOutcome {
+  readonly status: number;
+  readonly reason: string | null;
+  /** The server itself did not send the INVITE (no route, client not registered…). */
+  readonly local?: boolean;
+  /** A more specific Notification than the generic failure one was already written. */
+  readonly notified?: boolean;
+}
+
+/**
+ * The call, as plain serialisable data (STYLE: context is the call's state). Times are epoch ms.
+ * Live handles (SIP transactions, the media endpoint, the running interpreter) stay in the adapters,
+ * keyed by the call sid, which is also the media endpoint id.
+ */
 export interface CallContext {
   readonly sid: string;
   readonly accountSid: string;
@@ -9,17 +65,50 @@ export interface CallContext {
   readonly from: string;
   readonly to: string;
   readonly parentCallSid: string | null;
+  readonly apiVersion: string;
+  readonly phoneNumberSid: string | null;
+  readonly callerName: string | null;
+  readonly forwardedFrom: string | null;
+  readonly createdAt: number;
   /** Seconds the callee may ring before no-answer (spec: Timeout, default 60). */
   readonly timeoutSeconds: number;
-  /** Absolute ring deadline; re-armed from here after a restore (XState does not persist timers). */
+  /** Absolute ring deadline; timers are re-armed from here (XState does not persist timers). */
   readonly ringDeadline: number | null;
-  readonly createdAt: number;
   readonly answeredAt: number | null;
   readonly endedAt: number | null;
-  /** Final SIP status of a failed attempt (486, 404, 487...), when known. */
-  readonly sipStatus: number | null;
-  /** The SIP dialog once established (plain data, no connection): recovery sends BYE with it. */
+  readonly endCause: EndCause | null;
+  /** The REST call's markup and progress callbacks (outbound-api), else null. */
+  readonly markup: MarkupTarget | null;
+  readonly progress: ProgressCallback | null;
+  /** The number's StatusCallback (inbound calls to a number that has one). */
+  readonly numberCallback: Callback | null;
+  /** StatusCallback given on modification: requested when the call ends. */
+  readonly endCallback: Callback | null;
+  /** Progress callbacks sent so far: the next one's SequenceNumber. */
+  readonly progressSent: number;
+  readonly sipOutcome: SipOutcome | null;
+  /** The SIP dialog once established (plain data): another node can BYE it if this one dies. */
   readonly dialog: PersistedDialog | null;
+  /** The ACK (inbound) or our ACK (outbound) confirmed the dialog. */
+  readonly confirmed: boolean;
+  /** The caller's SDP offer of an inbound leg, until its endpoint answers it. */
+  readonly remoteSdp: string | null;
+  /** Our SDP once the endpoint exists. */
+  readonly localSdp: string | null;
+  /** Credentials for the next hop of a `<Dial><Sip username password>` (never persisted). */
+  readonly credentials: { readonly username: string; readonly password: string } | null;
+  /** A REST admission slot is held (released when the call ends). */
+  readonly admitted: boolean;
+  /** What runs the call now; null when nothing does. */
+  readonly app: CallApp | null;
+  readonly whisper: 'none' | 'running' | 'done';
+  /** Conference room the endpoint is in (`AC…:name`), from the media engine. */
+  readonly room: string | null;
+  readonly muted: boolean;
+  /** The leg it is bridged with by a `<Dial>`. */
+  readonly peer: string | null;
+  /** Moved out of its `<Dial>` by MoveConnectedCallLeg: the parent's Dial no longer ends it. */
+  readonly detached: boolean;
 }
 
 export interface CallInput {
@@ -28,40 +117,87 @@ export interface CallInput {
   readonly direction: CallDirection;
   readonly from: string;
   readonly to: string;
-  readonly parentCallSid?: string | null;
-  readonly timeoutSeconds?: number;
+  readonly apiVersion: string;
   readonly createdAt: number;
+  readonly parentCallSid?: string | null;
+  readonly phoneNumberSid?: string | null;
+  readonly callerName?: string | null;
+  readonly forwardedFrom?: string | null;
+  readonly timeoutSeconds?: number;
+  readonly markup?: MarkupTarget | null;
+  readonly progress?: ProgressCallback | null;
+  readonly numberCallback?: Callback | null;
+  readonly remoteSdp?: string | null;
+  readonly credentials?: { readonly username: string; readonly password: string } | null;
+  /** Inbound: what runs the call from the start (markup, or the client bridge). */
+  readonly app?: CallApp | null;
 }
 
 /**
- * Events of a call leg, named by source (STYLE): the SIP adapter (`sip.*`), the REST layer
- * (`http.*`), the markup interpreter (`app.*`), the runtime (`call.*`). Events that record a moment
- * carry `at` (epoch ms) so the machine stays pure.
+ * Events of a call, named by source (STYLE): the SIP adapter (`sip.*`), the media engine
+ * (`media.*`), the REST layer (`http.*`), the app running the call and the Dialer (`app.*`), the
+ * runtime (`call.*`). Events that record a moment carry `at` (epoch ms) so the machine stays pure.
  */
 export type CallEvent =
-  | { type: 'call.dial'; at: number }
-  | { type: 'call.restored' }
+  | { type: 'call.restored'; at: number }
   | { type: 'sip.ringing'; at: number }
-  | { type: 'sip.answered'; at: number; dialog?: PersistedDialog }
+  | { type: 'sip.answered'; at: number; dialog?: PersistedDialog; sdp?: string }
   | { type: 'sip.dialog'; dialog: PersistedDialog }
-  | { type: 'sip.failed'; status: number; at: number }
+  | { type: 'sip.failed'; status: number; reason: string; at: number }
   | { type: 'sip.bye'; at: number }
   | { type: 'sip.cancel'; at: number }
+  | { type: 'media.lost'; reason: string; at: number }
+  | { type: 'media.room'; room: string | null }
   | { type: 'http.cancel'; at: number }
   | { type: 'http.complete'; at: number }
+  | { type: 'http.mute'; muted: boolean; at: number }
+  | { type: 'http.redirect'; to: MarkupTarget }
+  | { type: 'http.move'; to: MarkupTarget; unbridge: boolean }
+  | { type: 'http.endCallback'; callback: Callback }
   | { type: 'app.answer'; at: number }
   | { type: 'app.reject'; reason: 'rejected' | 'busy'; at: number }
-  | { type: 'app.hangup'; at: number };
+  | { type: 'app.hangup'; at: number }
+  | { type: 'app.done'; at: number }
+  | { type: 'app.whisper'; url: string; method: HttpMethod }
+  | { type: 'app.bridged'; peer: string | null; at: number }
+  | { type: 'app.detach' }
+  | { type: 'app.sendDigits'; digits: string }
+  | { type: 'app.stopDigits' };
+
+/** Why the call ended, beyond its status. */
+export type EndCause =
+  | 'remote-hangup'
+  | 'local-hangup'
+  | 'api'
+  | 'canceled-by-caller'
+  | 'rejected'
+  | 'no-answer'
+  | 'sip-failure'
+  | 'media-lost'
+  | 'node-lost';
 
 /**
- * What the actor asks of the world; the runtime subscribes (`actor.on`) and drives the ports.
- * `call.status` is emitted on every REST-visible status change and `call.ended` exactly once.
+ * The call's domain events: everything else (status callbacks, the CDR, snapshots, metrics, live
+ * views) subscribes to these and is never called from the call logic. `call` is the context after
+ * the change. `call.ended` comes exactly once per call.
  */
 export type CallEmitted =
-  | { type: 'sip.placeCall'; callSid: string }
-  | { type: 'sip.cancel'; callSid: string }
-  | { type: 'sip.hangUp'; callSid: string }
-  | { type: 'sip.answer'; callSid: string }
-  | { type: 'sip.reject'; callSid: string; status: number }
-  | { type: 'call.status'; callSid: string; status: CallStatus; at: number }
-  | { type: 'call.ended'; callSid: string; status: CallStatus; at: number; duration: number };
+  | { type: 'call.created'; call: CallContext; at: number }
+  | { type: 'call.initiated'; call: CallContext; at: number }
+  | { type: 'call.ringing'; call: CallContext; at: number }
+  | { type: 'call.answered'; call: CallContext; at: number }
+  | { type: 'call.confirmed'; call: CallContext; at: number }
+  | { type: 'call.bridged'; call: CallContext; peer: string | null; at: number }
+  | { type: 'call.muted'; call: CallContext; muted: boolean; at: number }
+  | { type: 'call.whispered'; call: CallContext; at: number }
+  | {
+      type: 'call.ended';
+      call: CallContext;
+      status: CallStatus;
+      cause: EndCause;
+      sipStatus: number | null;
+      duration: number;
+      at: number;
+    };
+
+export type CallEventType = CallEmitted['type'];

@@ -1,0 +1,111 @@
+/**
+ * What runs each call: its markup interpreter (an actor of its own: it outlives the call's end to
+ * finish action callbacks and recordings) or the bridge of a client calling a client. The call actor
+ * starts, redirects and ends its app through `CallEffects`; the app's end comes back to it as
+ * `app.done`. Live handles stay here, by call sid.
+ */
+import type { AnyActorRef } from 'xstate';
+import type { Logger } from '../../logger.js';
+import type { InterpreterInput } from '../interpreter/interpreter.types.js';
+import type { CallApp, CallContext, CallEvent, MarkupTarget } from './call.types.js';
+import type { AppRunner } from './live-effects.js';
+
+interface Running {
+  readonly interpreter: AnyActorRef | null;
+  readonly abort: AbortController | null;
+  /** The call ended: its app's end is no longer news to it. */
+  ended: boolean;
+}
+
+export interface CallAppsDeps {
+  /** Starts a markup interpreter (the composition root owns its machine). */
+  readonly startInterpreter: (input: InterpreterInput) => AnyActorRef;
+  /** Bridges an inbound call to a registered client; settles when the bridge is over. */
+  readonly bridgeClient: (sid: string, login: string, signal: AbortSignal) => Promise<void>;
+  readonly logger: Logger;
+}
+
+export class CallApps implements AppRunner {
+  private readonly running = new Map<string, Running>();
+
+  constructor(private readonly deps: CallAppsDeps) {}
+
+  start(call: CallContext, app: CallApp, send: (event: CallEvent) => void): void {
+    const previous = this.running.get(call.sid);
+    if (previous) {
+      this.running.delete(call.sid);
+      previous.interpreter?.stop();
+      previous.abort?.abort();
+    }
+    // A failed app hangs the call up; one that finished leaves it to the call (a whisper's bridge).
+    const done = (entry: Running, failed = false) => {
+      if (this.running.get(call.sid) !== entry) return;
+      this.running.delete(call.sid);
+      if (!entry.ended) send({ type: failed ? 'app.hangup' : 'app.done', at: Date.now() });
+    };
+    if (app.kind === 'client') {
+      const entry: Running = { interpreter: null, abort: new AbortController(), ended: false };
+      this.running.set(call.sid, entry);
+      void this.deps
+        .bridgeClient(call.sid, app.login, entry.abort!.signal)
+        .catch((err) => this.deps.logger.debug({ err, callSid: call.sid }, 'client bridge ended'))
+        .finally(() => done(entry));
+      return;
+    }
+    const interpreter = this.deps.startInterpreter({
+      call: {
+        callSid: call.sid,
+        accountSid: call.accountSid,
+        from: call.from,
+        to: call.to,
+        direction: call.direction,
+        endpointId: call.sid,
+        apiVersion: call.apiVersion,
+        parentCallSid: call.parentCallSid,
+        forwardedFrom: call.forwardedFrom,
+        callerName: call.callerName,
+      },
+      url: app.url,
+      method: app.method,
+      fallbackUrl: app.fallbackUrl,
+      fallbackMethod: app.fallbackMethod,
+      answered: app.answered,
+      ...(app.whisper ? { whisper: true } : {}),
+    });
+    const entry: Running = { interpreter, abort: null, ended: false };
+    this.running.set(call.sid, entry);
+    interpreter.subscribe({
+      complete: () => done(entry),
+      error: (err) => {
+        this.deps.logger.error({ err, callSid: call.sid }, 'interpreter failed');
+        done(entry, true);
+      },
+    });
+  }
+
+  redirect(sid: string, to: MarkupTarget): boolean {
+    const interpreter = this.running.get(sid)?.interpreter;
+    if (!interpreter) return false;
+    interpreter.send({ type: 'http.redirect', ...to });
+    return true;
+  }
+
+  end(sid: string): void {
+    const entry = this.running.get(sid);
+    if (!entry) return;
+    entry.ended = true;
+    // The interpreter winds down on its own (Dial action, a recording being stored), then completes.
+    entry.interpreter?.send({ type: 'call.ended' });
+    entry.abort?.abort();
+  }
+
+  /** Stops every app at once (shutdown: no callbacks). */
+  stopAll(): void {
+    for (const entry of this.running.values()) {
+      entry.ended = true;
+      entry.interpreter?.stop();
+      entry.abort?.abort();
+    }
+    this.running.clear();
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * Everything that follows a call without being part of it: the call detail record, progress and
+ * number callbacks, failure Notifications, snapshots and metrics. Each is an observer of the call's
+ * domain events (call.types.ts `CallEmitted`); none is called from the call logic.
+ *
+ * The bus runs a call's events through the observers one at a time, in order (record updates
+ * before the callbacks that report them; a pool may otherwise reorder queries); calls are
+ * independent of each other.
+ */
+import type { Logger } from '../../logger.js';
+import type { NotifyInput } from '../../notifications/notifier.js';
+import { SipNotificationCode } from '../../sip/port.js';
+import { type CallStatus, type CallStore, CallStatus as S } from '../../store/call-store.js';
+import type { HttpMethod } from '../../webhooks/index.js';
+import type { CallContext, CallEmitted } from './call.types.js';
+import { numberStatusParams, ProgressEvent, progressEventOf, progressParams } from './status-callbacks.js';
+
+export type CallObserver = (event: CallEmitted) => void | Promise<void>;
+
+export class CallEventBus {
+  private readonly observers: CallObserver[] = [];
+  private readonly chains = new Map<string, Promise<void>>();
+
+  constructor(private readonly logger: Logger) {}
+
+  /** Observers run in the order they subscribed. */
+  subscribe(observer: CallObserver): () => void {
+    this.observers.push(observer);
+    return () => {
+      const i = this.observers.indexOf(observer);
+      if (i >= 0) this.observers.splice(i, 1);
+    };
+  }
+
+  publish(event: CallEmitted): void {
+    const sid = event.call.sid;
+    const next = (this.chains.get(sid) ?? Promise.resolve()).then(() => this.run(event));
+    this.chains.set(sid, next);
+    if (event.type === 'call.ended')
+      void next.then(() => {
+        if (this.chains.get(sid) === next) this.chains.delete(sid);
+      });
+  }
+
+  /** Resolves once every event published so far has been observed. */
+  async drain(): Promise<void> {
+    await Promise.all([...this.chains.values()]);
+  }
+
+  private async run(event: CallEmitted): Promise<void> {
+    for (const observe of this.observers) {
+      try {
+        await observe(event);
+      } catch (err) {
+        this.logger.error({ err, callSid: event.call.sid, event: event.type }, 'call observer failed');
+      }
+    }
+  }
+}
+
+/** The call detail record in the system of record. */
+export function cdrWriter(calls: Pick<CallStore, 'update'>, logger: Logger): CallObserver {
+  return async (e) => {
+    const sid = e.call.sid;
+    const warn = (err: unknown) => logger.warn({ err, callSid: sid }, 'call record not updated');
+    switch (e.type) {
+      case 'call.ringing':
+        // An inbound record is written ringing.
+        if (e.call.direction !== 'inbound') await calls.update(sid, { status: S.Ringing }).catch(warn);
+        return;
+      case 'call.answered':
+        await calls
+          .update(sid, { status: S.InProgress, startTime: new Date(e.at), sipResponseCode: 200 })
+          .catch(warn);
+        return;
+      case 'call.ended':
+        await calls
+          .update(sid, {
+            status: e.status,
+            endTime: new Date(e.at),
+            duration: e.duration,
+            sipResponseCode: e.sipStatus,
+          })
+          .catch(warn);
+        return;
+      default:
+        return;
+    }
+  };
+}
+
+/** Sends a signed callback about a call (with its account's AuthToken). */
+export type SendCallback = (
+  call: Pick<CallContext, 'sid' | 'accountSid'>,
+  url: string,
+  method: HttpMethod,
+  params: Record<string, string>,
+) => Promise<void>;
+
+/**
+ * Progress callbacks of REST calls (spec §Events "Call progress"), the number's StatusCallback
+ * (§"Incoming phone number status") and the StatusCallback given on modification.
+ */
+export function statusCallbacks(send: SendCallback, instanceId: string): CallObserver {
+  const progress = async (
+    call: CallContext,
+    event: ProgressEvent,
+    status: CallStatus | 'initiated',
+    at: number,
+    duration?: number,
+  ) => {
+    const p = call.progress;
+    if (!p?.events.includes(event)) return;
+    await send(call, p.url, p.method, progressParams(record(call), status, call.progressSent, at, duration));
+  };
+  const number = async (call: CallContext, status: 'ringing' | 'in-progress' | 'completed') => {
+    const n = call.numberCallback;
+    if (n) await send(call, n.url, n.method, numberStatusParams(record(call), status, instanceId));
+  };
+  return async (e) => {
+    const call = e.call;
+    switch (e.type) {
+      case 'call.initiated':
+        return progress(call, ProgressEvent.Initiated, 'initiated', e.at);
+      case 'call.ringing':
+        if (call.direction === 'inbound') return number(call, 'ringing');
+        return progress(call, ProgressEvent.Ringing, S.Ringing, e.at);
+      case 'call.answered':
+        await number(call, 'in-progress');
+        return progress(call, ProgressEvent.Answered, S.InProgress, e.at);
+      case 'call.ended': {
+        const ended = { ...record(call), sipResponseCode: e.sipStatus };
+        const asked = call.progress?.events.includes(progressEventOf(e.status)) ?? false;
+        const end = call.endCallback;
+        await Promise.all([
+          asked
+            ? send(
+                call,
+                call.progress!.url,
+                call.progress!.method,
+                progressParams(ended, e.status, call.progressSent, e.at, e.duration),
+              )
+            : undefined,
+          end
+            ? send(
+                call,
+                end.url,
+                end.method,
+                progressParams(ended, e.status, call.progressSent + (asked ? 1 : 0), e.at, e.duration),
+              )
+            : undefined,
+          e.status === S.Completed ? number(call, 'completed') : undefined,
+        ]);
+        return;
+      }
+      default:
+        return;
+    }
+  };
+}
+
+/** The fields of a call the callback parameters name. */
+function record(call: CallContext) {
+  return {
+    sid: call.sid,
+    accountSid: call.accountSid,
+    from: call.from,
+    to: call.to,
+    direction: call.direction,
+    apiVersion: call.apiVersion,
+    forwardedFrom: call.forwardedFrom,
+    callerName: call.callerName,
+    sipResponseCode: call.sipOutcome?.status ?? null,
+  };
+}
+
+/**
+ * Notification codes of a failed outbound leg (Twilio's Dial catalogue): 13224 "cannot call this
+ * number or it is invalid; no carrier could deliver the call", 13225 "forbidden phone number".
+ */
+export const CallFailureCode = {
+  NotDelivered: 13224,
+  TargetRefused: SipNotificationCode.ForbiddenDestination,
+} as const;
+
+/**
+ * A leg that failed, or that the server could not send at all, tells its account why: the SIP status
+ * and reason the far end gave, or why no INVITE went out (no route, client not registered, target
+ * refused or invalid). 13225 when a policy refused the target, else 13224. Busy and no answer from
+ * the far end are outcomes, not errors: no Notification.
+ */
+export function failureNotifier(notify: (input: NotifyInput) => unknown): CallObserver {
+  return (e) => {
+    if (e.type !== 'call.ended' || e.cause === 'node-lost') return;
+    const failure = e.call.sipOutcome;
+    if ((e.status !== S.Failed && !failure?.local) || failure?.notified) return;
+    const why = failure?.reason ?? (failure ? `SIP ${failure.status}` : 'no SIP response');
+    notify({
+      accountSid: e.call.accountSid,
+      callSid: e.call.sid,
+      errorCode: failure?.status === 403 ? CallFailureCode.TargetRefused : CallFailureCode.NotDelivered,
+      log: 0,
+      messageText: `Call to ${e.call.to} failed: ${why}`,
+    });
+  };
+}

@@ -1,0 +1,13 @@
+/**
+ * What the actors' metrics observers record, in domain words; the Prometheus adapter
+ * (`prometheus.ts`) turns it into `switchboard_*` series. Labels are small closed sets (direction,
+ * status), never sids or numbers.
+ */
+export interface CallMeter {
+  /** A call leg was created (inbound INVITE routed, REST call accepted, `<Dial>` leg placed). */
+  callStarted(direction: string): void;
+  /** A call leg was answered, `setupSeconds` after it was created. */
+  callAnswered(direction: string, setupSeconds: number): void;
+  /** A call leg ended with its final status; `durationSeconds` is the answered time. */
+  callEnded(direction: string, status: string, durationSeconds: number): void;
+}
