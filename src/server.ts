@@ -307,7 +307,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       const conferences = new ConferenceRooms();
       // One media subscription fanned out per endpoint, for the calls, the Dialer and the interpreter.
       const mediaEvents = new MediaEventRouter(media);
-      const { runtime, recovery } = composeCalls({
+      const { runtime, legs, inbound, recovery } = composeCalls({
         sip: sipService.legs,
         media,
         mediaEvents,
@@ -363,7 +363,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
           durationSeconds: rec.duration,
         };
       };
-      const control = new RuntimeCallControl(runtime, media, mediaEvents, {
+      const control = new RuntimeCallControl(legs, media, mediaEvents, {
         createRecording,
         notify: (n) => notifier.notify(n),
       });
@@ -413,6 +413,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       callRuntime = runtime;
       closers.push(async () => {
         recovery.stop();
+        inbound.stop();
         runtime.stop();
       });
       await recovery.start();

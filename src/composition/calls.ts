@@ -16,6 +16,8 @@ import {
 } from '../actors/call/call-observers.js';
 import { CallRuntime, type CallRuntimeDeps } from '../actors/call/call-runtime.js';
 import { snapshotWriter } from '../actors/call/call-snapshots.js';
+import { InboundCalls, type InboundCallsDeps } from '../actors/call/inbound-calls.js';
+import { LegControl } from '../actors/call/leg-control.js';
 import { type LiveEffectsDeps, liveCallEffects } from '../actors/call/live-effects.js';
 import { CallRecovery } from '../actors/call/recovery.js';
 import type { InterpreterInput } from '../actors/interpreter/interpreter.types.js';
@@ -30,8 +32,9 @@ import type { WebhookRequest, WebhookResult } from '../webhooks/index.js';
 
 export interface CallsDeps
   extends Omit<LiveEffectsDeps, 'apps' | 'onAdmissionReleaseError' | 'sip'>,
-    Pick<CallRuntimeDeps, 'routeInbound' | 'instanceId' | 'callLeaseMs' | 'conferenceFlagsOf'> {
-  readonly sip: SipPort & CallRuntimeDeps['sip'];
+    Pick<CallRuntimeDeps, 'instanceId' | 'callLeaseMs' | 'conferenceFlagsOf'>,
+    Pick<InboundCallsDeps, 'routeInbound'> {
+  readonly sip: SipPort & InboundCallsDeps['sip'];
   readonly admission: CallAdmission;
   readonly calls: CallStore;
   readonly snapshots: SnapshotStore;
@@ -47,6 +50,8 @@ export interface CallsDeps
 
 export function composeCalls(d: CallsDeps): {
   runtime: CallRuntime;
+  legs: LegControl;
+  inbound: InboundCalls;
   recovery: CallRecovery;
   bus: CallEventBus;
 } {
@@ -64,9 +69,10 @@ export function composeCalls(d: CallsDeps): {
     });
   };
   let runtime: CallRuntime | null = null;
+  let legs: LegControl | null = null;
   const apps = new CallApps({
     startInterpreter: d.startInterpreter,
-    bridgeClient: (sid, login, signal) => runtime?.bridgeClient(sid, login, signal) ?? Promise.resolve(),
+    bridgeClient: (sid, login, signal) => legs?.bridgeClient(sid, login, signal) ?? Promise.resolve(),
     logger,
   });
   const machine = createCallMachine(
@@ -89,8 +95,6 @@ export function composeCalls(d: CallsDeps): {
     machine,
     bus,
     calls: d.calls,
-    routeInbound: d.routeInbound,
-    notify: d.notify,
     instanceId: d.instanceId,
     callLeaseMs: d.callLeaseMs,
     ...(d.conferenceFlagsOf ? { conferenceFlagsOf: d.conferenceFlagsOf } : {}),
@@ -100,6 +104,13 @@ export function composeCalls(d: CallsDeps): {
   // After the runtime's own end waiters: a Dial's outcome does not wait for the callbacks.
   bus.subscribe(statusCallbacks(sendCallback, d.instanceId));
   const live = runtime;
+  legs = new LegControl(live, d.media);
+  const inbound = new InboundCalls(live, {
+    sip: d.sip,
+    routeInbound: d.routeInbound,
+    notify: d.notify,
+    logger,
+  });
   const recovery = new CallRecovery({
     calls: d.calls,
     snapshots: d.snapshots,
@@ -112,5 +123,5 @@ export function composeCalls(d: CallsDeps): {
     instanceId: d.instanceId,
     logger,
   });
-  return { runtime: live, recovery, bus };
+  return { runtime: live, legs, inbound, recovery, bus };
 }

@@ -36,7 +36,7 @@ import type {
   InterpreterServices,
   MediaEvents,
 } from '../interpreter/services.js';
-import type { CallEnd, CallRuntime, ChildLeg } from './call-runtime.js';
+import type { CallEnd, ChildLeg, LegControl } from './leg-control.js';
 
 /** The To of a child leg for a Dial target. */
 export function dialTo(target: DialTarget): string {
@@ -68,7 +68,7 @@ export function dialStatusOf(end: CallEnd): DialCallStatus {
 
 export class RuntimeCallControl implements CallControl, Dialer {
   constructor(
-    private readonly runtime: CallRuntime,
+    private readonly runtime: LegControl,
     private readonly media: MediaPort,
     /** Per-endpoint media events (one port subscription for all calls). */
     private readonly mediaEvents: MediaEvents,

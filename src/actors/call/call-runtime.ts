@@ -5,24 +5,13 @@
  * the call event bus, and evicts an actor once it has ended. The call logic is the machine's
  * (call.machine.ts); what follows a call is the observers' (call-observers.ts).
  */
-import { type Actor, createActor, waitFor } from 'xstate';
+import { type Actor, createActor } from 'xstate';
 import { AppError } from '../../errors.js';
-import { newSid, SidPrefix } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import type { MediaEvent, MediaPort } from '../../media/port.js';
-import type { NotifyInput } from '../../notifications/notifier.js';
-import { sipUserAndHost } from '../../numbers/address.js';
-import {
-  type InboundInvite,
-  parseCallTarget,
-  persistedDialog,
-  type SipEvent,
-  type SipPort,
-  TargetError,
-} from '../../sip/port.js';
+import { parseCallTarget, persistedDialog, type SipEvent, TargetError } from '../../sip/port.js';
 import { type CallClaim, type CallRecord, CallStatus, type CallStore } from '../../store/call-store.js';
 import type { HttpMethod } from '../../webhooks/index.js';
-import { DEFAULT_API_VERSION } from '../interpreter/interpreter.types.js';
 import type { ParticipantFlags } from '../interpreter/verbs/conference-rooms.js';
 import { ActorRegistry } from '../runtime.js';
 import type { CallMachine, CallSnapshot } from './call.machine.js';
@@ -36,46 +25,20 @@ import type {
   OutboundCallRequest,
 } from './call.types.js';
 import type { CallEventBus } from './call-observers.js';
-import type { InboundRoute } from './inbound-routing.js';
+import type { CallEnd } from './leg-control.js';
+import { inputOf, newRecord } from './records.js';
 
 export type { OutboundCallRequest } from './call.types.js';
+export type { CallEnd, ChildLeg } from './leg-control.js';
 
-type CallActor = Actor<CallMachine>;
-
-/** How a leg ended. */
-export interface CallEnd {
-  readonly status: CallStatus;
-  readonly durationSeconds: number;
-  readonly sipStatus: number | null;
-}
-
-/** A `<Dial>` child leg as the Dialer sees it. */
-export interface ChildLeg {
-  readonly sid: string;
-  /** Resolves true when answered, false when it ended first. */
-  readonly answered: Promise<boolean>;
-  /** Resolves once the leg's record is closed. */
-  readonly ended: Promise<CallEnd>;
-  hangUp(): void;
-  /**
-   * Runs markup on the answered leg before it is bridged (Dial noun `url`, the "whisper"); resolves
-   * true when the document ended with the leg still up, false when the leg ended.
-   */
-  whisper(url: string, method: HttpMethod): Promise<boolean>;
-}
+export type CallActor = Actor<CallMachine>;
 
 export interface CallRuntimeDeps {
-  readonly sip: Pick<SipPort, 'reject'> & {
-    onEvent(listener: (e: SipEvent) => void): () => void;
-    /** A rejection of the handler's promise ends that leg (500) in the SIP adapter. */
-    onInvite(handler: (invite: InboundInvite) => void | Promise<void>): void;
-  };
-  readonly media: Pick<MediaPort, 'subscribe' | 'bridge'>;
+  readonly sip: { onEvent(listener: (e: SipEvent) => void): () => void };
+  readonly media: Pick<MediaPort, 'subscribe'>;
   readonly machine: CallMachine;
   readonly bus: CallEventBus;
   readonly calls: Pick<CallStore, 'insert'>;
-  readonly routeInbound: (invite: InboundInvite) => Promise<InboundRoute>;
-  readonly notify: (input: NotifyInput) => unknown;
   readonly instanceId: string;
   /** This node's claim on its live calls lasts this long unrenewed (CALL_LEASE_SECONDS). */
   readonly callLeaseMs: number;
@@ -88,16 +51,15 @@ export interface CallRuntimeDeps {
 
 export class CallRuntime {
   private readonly actors = new ActorRegistry<CallActor>();
-  /** Inbound legs that ended while they were being routed. */
-  private readonly goneEarly = new Set<string>();
-  private readonly routing = new Set<string>();
   private readonly endWaiters = new Map<string, (end: CallEnd) => void>();
   private readonly unsubscribe: Array<() => void> = [];
-  private stopped = false;
+  private isStopped = false;
   readonly claim: CallClaim;
+  readonly machine: CallMachine;
 
   constructor(private readonly deps: CallRuntimeDeps) {
     this.claim = { node: deps.instanceId, leaseMs: deps.callLeaseMs };
+    this.machine = deps.machine;
     this.unsubscribe.push(deps.sip.onEvent((e) => this.onSipEvent(e)));
     this.unsubscribe.push(deps.media.subscribe((e) => this.onMediaEvent(e)));
     // After the CDR writer: a leg's end is announced to its Dialer once its record is closed.
@@ -109,7 +71,24 @@ export class CallRuntime {
         waiter?.({ status: e.status, durationSeconds: e.duration, sipStatus: e.sipStatus });
       }),
     );
-    deps.sip.onInvite((invite) => this.onInvite(invite));
+  }
+
+  get stopped(): boolean {
+    return this.isStopped;
+  }
+
+  actorOf(sid: string): CallActor | undefined {
+    return this.actors.get(sid);
+  }
+
+  /** Writes a new call's record, claimed by this node. */
+  insert(record: CallRecord): Promise<void> {
+    return this.deps.calls.insert(record, { claim: this.claim });
+  }
+
+  /** Resolves with how the leg ended, once its record is closed. */
+  onEnded(sid: string, resolve: (end: CallEnd) => void): void {
+    this.endWaiters.set(sid, resolve);
   }
 
   /** Live calls on this node. */
@@ -135,7 +114,7 @@ export class CallRuntime {
 
   /** Creates a REST call: validates the target (400), writes the record queued, then spawns it. */
   async createOutbound(request: OutboundCallRequest): Promise<CallRecord> {
-    if (this.stopped) throw new AppError('Unavailable', 'The service is shutting down');
+    if (this.isStopped) throw new AppError('Unavailable', 'The service is shutting down');
     try {
       parseCallTarget(request.to);
     } catch (e) {
@@ -170,63 +149,6 @@ export class CallRuntime {
       progress,
     });
     return record;
-  }
-
-  /** Places a `<Dial>` child leg (outbound-dial) of `parentSid`; not subject to REST admission. */
-  async dialChild(
-    parentSid: string,
-    to: string,
-    opts: {
-      readonly callerId: string;
-      readonly timeoutSeconds: number;
-      readonly credentials?: { readonly username: string; readonly password: string } | null;
-    },
-  ): Promise<ChildLeg> {
-    const parent = this.contextOf(parentSid);
-    if (!parent) throw new AppError('Conflict', `Call ${parentSid} is not live`);
-    const record = newRecord({
-      accountSid: parent.accountSid,
-      from: opts.callerId,
-      to,
-      direction: 'outbound-dial',
-      status: CallStatus.Queued,
-      apiVersion: parent.apiVersion,
-      parentCallSid: parentSid,
-    });
-    await this.deps.calls.insert(record, { claim: this.claim });
-    const ended = new Promise<CallEnd>((resolve) => this.endWaiters.set(record.sid, resolve));
-    const actor = createActor(this.deps.machine, {
-      input: {
-        ...inputOf(record),
-        timeoutSeconds: opts.timeoutSeconds,
-        credentials: opts.credentials ?? null,
-      },
-    });
-    // Subscribed before the actor starts: nothing it emits can be missed.
-    const answered = outcome(actor, 'call.answered');
-    this.start(actor, record.sid);
-    return {
-      sid: record.sid,
-      answered,
-      ended,
-      hangUp: () => {
-        if (!this.contextOf(record.sid)?.detached) this.end(record.sid);
-      },
-      whisper: (url, method) => {
-        const a = this.actors.get(record.sid);
-        if (!a) return Promise.resolve(false);
-        const result = outcome(a, 'call.whispered');
-        a.send({ type: 'app.whisper', url, method });
-        return result;
-      },
-    };
-  }
-
-  /** Records that two legs are bridged by a `<Dial>` (null: the bridge ended). */
-  setPeers(a: string, b: string | null): void {
-    const at = Date.now();
-    this.send(a, { type: 'app.bridged', peer: b, at });
-    if (b) this.send(b, { type: 'app.bridged', peer: a, at });
   }
 
   /** Live view used by the REST modification response. */
@@ -293,74 +215,6 @@ export class CallRuntime {
     return this.canRedirect(sid) && this.send(sid, { type: 'http.redirect', to });
   }
 
-  // ---- call control (the interpreter's CallControl) --------------------------------------------
-
-  /**
-   * Answers an inbound leg: its endpoint answers the caller's offer, 200 goes out, and this resolves
-   * when the ACK arrives. Idempotent; rejects when the leg is gone or ends first.
-   */
-  async answer(sid: string, signal: AbortSignal): Promise<void> {
-    const actor = this.actors.get(sid);
-    if (!actor) throw new Error(`call ${sid} is not live`);
-    const snap = actor.getSnapshot();
-    if (statusOf(snap) === CallStatus.InProgress) return;
-    if (!snap.matches('incoming') && !snap.matches('answering'))
-      throw new Error(`call ${sid} cannot be answered (${statusOf(snap)})`);
-    actor.send({ type: 'app.answer', at: Date.now() });
-    const done = await waitFor(actor, (s) => s.context.confirmed || s.status !== 'active', {
-      timeout: Number.POSITIVE_INFINITY,
-      signal,
-    });
-    if (!done.context.confirmed) throw new Error(`call ${sid} ended before it was answered`);
-  }
-
-  /** Sends an app intent (`app.reject`, `app.hangup`) to the call actor. */
-  intent(sid: string, event: Extract<CallEvent, { type: 'app.reject' | 'app.hangup' }>): void {
-    this.sendIfCan(sid, event);
-  }
-
-  /** DTMF to the far end (SIP INFO); resolves when sent, or at once when the call is not up. */
-  async sendDigits(sid: string, digits: string, signal: AbortSignal): Promise<void> {
-    const actor = this.actors.get(sid);
-    if (!actor || !this.sendIfCan(sid, { type: 'app.sendDigits', digits })) return;
-    const stop = () => this.send(sid, { type: 'app.stopDigits' });
-    signal.addEventListener('abort', stop, { once: true });
-    try {
-      await waitFor(actor, (s) => !s.matches({ inProgress: 'sendingDigits' }), {
-        timeout: Number.POSITIVE_INFINITY,
-      });
-    } finally {
-      signal.removeEventListener('abort', stop);
-    }
-  }
-
-  /** A registered client called another client directly: answer once the callee answers, bridge. */
-  async bridgeClient(sid: string, login: string, signal: AbortSignal): Promise<void> {
-    const caller = this.contextOf(sid);
-    if (!caller) return;
-    try {
-      const child = await this.dialChild(sid, `client:${login}`, {
-        callerId: caller.from,
-        timeoutSeconds: 60,
-      });
-      signal.addEventListener('abort', () => child.hangUp(), { once: true });
-      if (!(await child.answered)) {
-        const end = await child.ended;
-        this.intent(sid, {
-          type: 'app.reject',
-          reason: end.status === 'busy' ? 'busy' : 'rejected',
-          at: Date.now(),
-        });
-        return;
-      }
-      await this.answer(sid, signal);
-      this.deps.media.bridge(sid, child.sid);
-      await child.ended;
-    } finally {
-      this.intent(sid, { type: 'app.hangup', at: Date.now() });
-    }
-  }
-
   // ---- restore ---------------------------------------------------------------------------------
 
   /**
@@ -379,8 +233,8 @@ export class CallRuntime {
 
   /** Stops every actor (no callbacks); idempotent. Live SIP legs are ended by the SIP service. */
   stop(): void {
-    if (this.stopped) return;
-    this.stopped = true;
+    if (this.isStopped) return;
+    this.isStopped = true;
     for (const u of this.unsubscribe) u();
     this.deps.stopApps();
     this.actors.stopAll();
@@ -388,14 +242,14 @@ export class CallRuntime {
 
   // ---- inputs → actors -------------------------------------------------------------------------
 
-  private send(sid: string, event: CallEvent): boolean {
+  send(sid: string, event: CallEvent): boolean {
     const actor = this.actors.get(sid);
     if (!actor) return false;
     actor.send(event);
     return true;
   }
 
-  private sendIfCan(sid: string, event: CallEvent): boolean {
+  sendIfCan(sid: string, event: CallEvent): boolean {
     const actor = this.actors.get(sid);
     if (!actor?.getSnapshot().can(event)) return false;
     actor.send(event);
@@ -409,11 +263,7 @@ export class CallRuntime {
 
   private onSipEvent(e: SipEvent): void {
     if (!('legId' in e)) return;
-    if (!this.actors.get(e.legId)) {
-      if (this.routing.has(e.legId) && (e.type === 'sip.cancel' || e.type === 'sip.ended'))
-        this.goneEarly.add(e.legId);
-      return;
-    }
+    if (!this.actors.get(e.legId)) return;
     const at = Date.now();
     switch (e.type) {
       case 'sip.ringing':
@@ -459,73 +309,14 @@ export class CallRuntime {
     }
   }
 
-  private async onInvite(invite: InboundInvite): Promise<void> {
-    const legId = invite.legId;
-    this.routing.add(legId);
-    let route: InboundRoute;
-    try {
-      route = this.stopped
-        ? { kind: 'reject', status: 503, reason: 'Shutting Down', notify: null }
-        : await this.deps.routeInbound(invite);
-    } catch (err) {
-      this.deps.logger.error({ err, legId }, 'inbound routing failed');
-      route = { kind: 'reject', status: 500, reason: 'Server Internal Error', notify: null };
-    } finally {
-      this.routing.delete(legId);
-    }
-    if (this.goneEarly.delete(legId)) return;
-    if (route.kind === 'reject') {
-      this.deps.sip.reject(legId, route.status, route.reason);
-      if (route.notify)
-        this.deps.notify({
-          accountSid: route.notify.accountSid,
-          errorCode: route.notify.errorCode,
-          messageText: `Call to ${invite.requestUri} rejected: ${route.reason}`,
-        });
-      return;
-    }
-    const markup = route.kind === 'markup' ? route : null;
-    const record = newRecord({
-      sid: legId,
-      accountSid: route.accountSid,
-      from: route.from,
-      to: route.to,
-      direction: 'inbound',
-      status: CallStatus.Ringing,
-      apiVersion: markup ? markup.apiVersion : DEFAULT_API_VERSION,
-      phoneNumberSid: markup?.number?.sid ?? null,
-      callerName: invite.from.displayName ?? null,
-      forwardedFrom: forwardedFrom(invite),
-      sipCallId: invite.callId,
-    });
-    await this.deps.calls.insert(record, { claim: this.claim });
-    const n = markup?.number;
-    this.spawn({
-      ...inputOf(record),
-      remoteSdp: invite.sdp,
-      numberCallback: n?.statusCallback ? { url: n.statusCallback, method: n.statusCallbackMethod } : null,
-      app: markup
-        ? {
-            kind: 'markup',
-            url: markup.url,
-            method: markup.method,
-            fallbackUrl: markup.fallbackUrl,
-            fallbackMethod: markup.fallbackMethod,
-            answered: false,
-          }
-        : route.kind === 'client'
-          ? { kind: 'client', login: route.login }
-          : null,
-    });
-  }
-
   // ---- lifecycle -------------------------------------------------------------------------------
 
-  private spawn(input: CallInput): void {
+  spawn(input: CallInput): void {
     this.start(createActor(this.deps.machine, { input }), input.sid);
   }
 
-  private start(actor: CallActor, sid: string): void {
+  /** Registers and starts an actor (listeners attached before, so nothing it emits is missed). */
+  start(actor: CallActor, sid: string): void {
     actor.on('*', (e) => {
       const event = e as CallEmitted;
       this.deps.bus.publish(event);
@@ -535,63 +326,4 @@ export class CallRuntime {
     this.actors.set(sid, actor);
     actor.start();
   }
-}
-
-/** Resolves true on `type`, false when the call ends first. */
-function outcome(actor: CallActor, type: 'call.answered' | 'call.whispered'): Promise<boolean> {
-  return new Promise((resolve) => {
-    const subs = [actor.on(type, () => settle(true)), actor.on('call.ended', () => settle(false))];
-    function settle(v: boolean) {
-      for (const s of subs) s.unsubscribe();
-      resolve(v);
-    }
-  });
-}
-
-function inputOf(r: CallRecord): CallInput {
-  return {
-    sid: r.sid,
-    accountSid: r.accountSid,
-    direction: r.direction as CallInput['direction'],
-    from: r.from,
-    to: r.to,
-    apiVersion: r.apiVersion,
-    createdAt: r.dateCreated.getTime(),
-    parentCallSid: r.parentCallSid,
-    phoneNumberSid: r.phoneNumberSid,
-    callerName: r.callerName,
-    forwardedFrom: r.forwardedFrom,
-  };
-}
-
-function newRecord(
-  r: Pick<CallRecord, 'accountSid' | 'from' | 'to' | 'direction' | 'status' | 'apiVersion'> &
-    Partial<CallRecord>,
-): CallRecord {
-  const now = new Date();
-  return {
-    sid: newSid(SidPrefix.Call),
-    parentCallSid: null,
-    phoneNumberSid: null,
-    startTime: null,
-    endTime: null,
-    duration: null,
-    price: null,
-    priceUnit: 'USD',
-    answeredBy: null,
-    forwardedFrom: null,
-    callerName: null,
-    sipCallId: null,
-    sipResponseCode: null,
-    dateCreated: now,
-    dateUpdated: now,
-    ...r,
-  };
-}
-
-/** The number the call was forwarded from (Diversion, RFC 5806), when present. */
-function forwardedFrom(invite: InboundInvite): string | null {
-  const d = invite.headers.diversion;
-  if (!d) return null;
-  return sipUserAndHost(d)?.user ?? null;
 }

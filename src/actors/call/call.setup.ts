@@ -1,0 +1,274 @@
+/**
+ * The call machine's implementations (STYLE: named, in a sibling file, so call.machine.ts reads like
+ * the state table): guards, the ring delay, the invoked waits and the actions — pure context updates
+ * and domain events, and the effects the composition root gives as `CallEffects`.
+ */
+import { assign, emit, fromPromise, setup } from 'xstate';
+import type { PlaceCall } from '../../sip/port.js';
+import type { CallStatus } from '../../store/call-store.js';
+import type { CallApp, CallContext, CallEmitted, CallEvent, CallInput, EndCause } from './call.types.js';
+import { type CallEffects, PlacementError } from './call-effects.js';
+import type { ProgressEvent } from './status-callbacks.js';
+
+/** SIP final statuses (RFC 3261 §21) that mean the callee is busy or did not answer. */
+const BUSY = new Set([486, 600, 603]);
+const NO_ANSWER = new Set([408, 480, 487]);
+
+const at = (e: CallEvent | { type: string }) => ('at' in e && typeof e.at === 'number' ? e.at : Date.now());
+const failedStatus = (e: { type: string; status?: number; error?: unknown }): number =>
+  e.type === 'sip.failed' ? (e.status ?? 500) : e.error instanceof PlacementError ? e.error.status : 500;
+const isNoPort = (event: unknown) =>
+  (event as { error?: { reason?: unknown } } | undefined)?.error?.reason === 'no-port';
+
+/** Retry-After of a 503 for an exhausted RTP port range, seconds. */
+const NO_MEDIA_RETRY_AFTER_SECONDS = 30;
+
+export const DEFAULT_RING_TIMEOUT_SECONDS = 60;
+
+export function initialContext(input: CallInput): CallContext {
+  return {
+    sid: input.sid,
+    accountSid: input.accountSid,
+    direction: input.direction,
+    from: input.from,
+    to: input.to,
+    parentCallSid: input.parentCallSid ?? null,
+    apiVersion: input.apiVersion,
+    phoneNumberSid: input.phoneNumberSid ?? null,
+    callerName: input.callerName ?? null,
+    forwardedFrom: input.forwardedFrom ?? null,
+    createdAt: input.createdAt,
+    timeoutSeconds: input.timeoutSeconds ?? DEFAULT_RING_TIMEOUT_SECONDS,
+    ringDeadline: null,
+    answeredAt: null,
+    endedAt: null,
+    endCause: null,
+    markup: input.markup ?? null,
+    progress: input.progress ?? null,
+    numberCallback: input.numberCallback ?? null,
+    endCallback: null,
+    progressSent: 0,
+    sipOutcome: null,
+    dialog: null,
+    confirmed: false,
+    remoteSdp: input.remoteSdp ?? null,
+    localSdp: null,
+    credentials: input.credentials ?? null,
+    admitted: false,
+    app: input.app ?? null,
+    whisper: 'none',
+    room: null,
+    muted: false,
+    peer: null,
+    detached: false,
+  };
+}
+
+export function callSetup(effects: CallEffects) {
+  return setup({
+    types: {
+      context: {} as CallContext,
+      events: {} as CallEvent,
+      input: {} as CallInput,
+      emitted: {} as CallEmitted,
+      tags: {} as CallStatus,
+    },
+    guards: {
+      isInbound: ({ context }) => context.direction === 'inbound',
+      isChild: ({ context }) => context.direction === 'outbound-dial',
+      isBusy: ({ event }) => BUSY.has(failedStatus(event)),
+      isNoAnswer: ({ event }) => NO_ANSWER.has(failedStatus(event)),
+      isBusyReject: ({ event }) => event.type === 'app.reject' && event.reason === 'busy',
+      hasApp: ({ context }) => context.app !== null,
+      isWhispering: ({ context }) => context.whisper === 'running',
+      isUnconfirmed: ({ context }) => !context.confirmed,
+    },
+    delays: {
+      RING_TIMEOUT: ({ context }) => Math.max(0, (context.ringDeadline ?? Date.now()) - Date.now()),
+    },
+    actors: {
+      admit: fromPromise<void, { accountSid: string; sid: string }>(({ input, signal }) =>
+        effects.admit(input.accountSid, input.sid, signal),
+      ),
+      place: fromPromise<PlaceCall, CallContext>(({ input, signal }) => effects.place(input, signal)),
+      createEndpoint: fromPromise<string, { sid: string; remoteSdp: string | null }>(({ input, signal }) =>
+        effects.createEndpoint(input.sid, input.remoteSdp, signal),
+      ),
+      sendDigits: fromPromise<void, { sid: string; digits: string }>(({ input, signal }) =>
+        effects.sendDigits(input.sid, input.digits, signal),
+      ),
+    },
+    actions: {
+      // ---- the call's state --------------------------------------------------------------------
+      armRingDeadline: assign({ ringDeadline: ({ context }) => Date.now() + context.timeoutSeconds * 1000 }),
+      recordAdmitted: assign({ admitted: true }),
+      recordPlaced: assign({
+        localSdp: ({ event }) => (event as unknown as { output: PlaceCall }).output.sdp ?? null,
+      }),
+      recordEndpoint: assign({
+        localSdp: ({ event }) => (event as unknown as { output: string }).output,
+        remoteSdp: null,
+      }),
+      recordAnswer: assign({
+        answeredAt: ({ event }) => at(event),
+        sipOutcome: { status: 200, reason: null },
+        // An outbound leg's dialog comes with its 2xx (an inbound leg's with the ACK: `sip.dialog`).
+        dialog: ({ context, event }) =>
+          event.type === 'sip.answered' && event.dialog ? event.dialog : context.dialog,
+      }),
+      recordDialog: assign({
+        dialog: ({ context, event }) => (event.type === 'sip.dialog' ? event.dialog : context.dialog),
+        confirmed: true,
+      }),
+      recordEnd: assign(({ event }, cause: EndCause) => ({ endedAt: at(event), endCause: cause })),
+      recordFailure: assign({
+        sipOutcome: ({ event }) => {
+          if (event.type === 'sip.failed')
+            return { status: event.status, reason: `${event.status} ${event.reason}`.trim() };
+          const e = (event as { error?: unknown }).error;
+          return e instanceof PlacementError
+            ? { status: e.status, reason: e.message, local: true, notified: e.notified }
+            : { status: 500, reason: 'internal error', local: true };
+        },
+      }),
+      recordCallerCancel: assign({
+        sipOutcome: ({ context }) => context.sipOutcome ?? { status: 487, reason: null },
+      }),
+      recordBridge: assign({ peer: ({ event }) => (event.type === 'app.bridged' ? event.peer : null) }),
+      recordRoom: assign({ room: ({ event }) => (event.type === 'media.room' ? event.room : null) }),
+      recordMute: assign({ muted: ({ event }) => event.type === 'http.mute' && event.muted }),
+      recordEndCallback: assign({
+        endCallback: ({ context, event }) =>
+          event.type === 'http.endCallback' ? event.callback : context.endCallback,
+      }),
+      recordDetached: assign({ detached: true }),
+      clearPeer: assign({ peer: null }),
+      recordApp: assign(({ context }, app: CallApp) => ({
+        app,
+        whisper: app.kind === 'markup' && app.whisper ? ('running' as const) : context.whisper,
+      })),
+      /** A REST call runs its Url once answered. */
+      recordRestApp: assign({
+        app: ({ context }) =>
+          context.markup && context.direction === 'outbound-api'
+            ? { kind: 'markup' as const, ...context.markup, answered: true }
+            : context.app,
+      }),
+      recordRejected: assign((_, status: number) => ({ sipOutcome: { status, reason: null } })),
+      recordNoMedia: assign(({ event }) => ({
+        sipOutcome: {
+          status: isNoPort(event) ? 503 : 500,
+          reason: 'no media endpoint',
+          notified: isNoPort(event),
+        },
+      })),
+      recordAppDone: assign({
+        app: null,
+        whisper: ({ context }) => (context.whisper === 'running' ? 'done' : context.whisper),
+      }),
+      countProgress: assign({
+        progressSent: ({ context }, event: ProgressEvent) =>
+          context.progressSent + (context.progress?.events.includes(event) ? 1 : 0),
+      }),
+
+      // ---- effects -----------------------------------------------------------------------------
+      ring: ({ context }) => effects.ring(context.sid),
+      answer: ({ context }) => {
+        if (context.localSdp) effects.answer(context.sid, context.localSdp);
+      },
+      reject: ({ context }, status: number) => effects.reject(context.sid, status),
+      rejectNoMedia: ({ context, event }) => {
+        if (isNoPort(event)) {
+          // The caller may try again shortly: 503 with Retry-After, not a final refusal.
+          effects.reject(context.sid, 503, 'No Media Capacity', NO_MEDIA_RETRY_AFTER_SECONDS);
+          effects.notifyNoMedia(context, false);
+        } else effects.reject(context.sid, 500);
+      },
+      cancel: ({ context }) => effects.cancel(context.sid),
+      hangUp: ({ context }) => effects.hangUp(context.sid),
+      invite: ({ context, event }) =>
+        effects.invite(context.sid, (event as unknown as { output: PlaceCall }).output),
+      endDialog: ({ context }) => {
+        if (context.dialog) effects.endDialog(context.dialog);
+      },
+      applyRemoteSdp: ({ context, event }) => {
+        if (event.type === 'sip.answered' && event.sdp) effects.applyRemoteSdp(context.sid, event.sdp);
+      },
+      setMuted: ({ context }) => effects.setMuted(context.sid, context.muted),
+      unbridgePeer: ({ context, event }) => {
+        if (event.type === 'http.move' && event.unbridge && context.peer)
+          effects.unbridge(context.sid, context.peer);
+      },
+      /** Runs `context.app` (set by `recordApp`, or given at creation for an inbound call). */
+      runApp: ({ context, self }) => {
+        if (context.app) effects.startApp(context, context.app, (e) => self.send(e));
+      },
+      redirectApp: ({ context, event }) => {
+        if (event.type === 'http.redirect' || event.type === 'http.move')
+          effects.redirectApp(context.sid, event.to);
+      },
+      wrapUp: ({ context }) => {
+        effects.releaseMedia(context.sid);
+        if (context.app) effects.endApp(context.sid);
+        if (context.admitted) effects.releaseAdmission(context.accountSid, context.sid);
+      },
+
+      // ---- domain events -----------------------------------------------------------------------
+      emitCreated: emit(({ context, event }) => ({
+        type: 'call.created' as const,
+        call: context,
+        at: at(event),
+      })),
+      emitInitiated: emit(({ context, event }) => ({
+        type: 'call.initiated' as const,
+        call: context,
+        at: at(event),
+      })),
+      emitRinging: emit(({ context, event }) => ({
+        type: 'call.ringing' as const,
+        call: context,
+        at: at(event),
+      })),
+      emitAnswered: emit(({ context, event }) => ({
+        type: 'call.answered' as const,
+        call: context,
+        at: at(event),
+      })),
+      emitConfirmed: emit(({ context, event }) => ({
+        type: 'call.confirmed' as const,
+        call: context,
+        at: at(event),
+      })),
+      emitBridged: emit(({ context, event }) => ({
+        type: 'call.bridged' as const,
+        call: context,
+        peer: context.peer,
+        at: at(event),
+      })),
+      emitMuted: emit(({ context, event }) => ({
+        type: 'call.muted' as const,
+        call: context,
+        muted: context.muted,
+        at: at(event),
+      })),
+      emitWhispered: emit(({ context, event }) => ({
+        type: 'call.whispered' as const,
+        call: context,
+        at: at(event),
+      })),
+      emitEnded: emit(({ context }, params: { status: CallStatus }) => {
+        const end = context.endedAt ?? Date.now();
+        return {
+          type: 'call.ended' as const,
+          call: context,
+          status: params.status,
+          cause: context.endCause ?? 'local-hangup',
+          sipStatus: context.sipOutcome?.status ?? null,
+          at: end,
+          duration:
+            context.answeredAt === null ? 0 : Math.max(0, Math.round((end - context.answeredAt) / 1000)),
+        };
+      }),
+    },
+  });
+}

@@ -1,0 +1,185 @@
+/**
+ * Control of live legs for what runs calls: the interpreter's CallControl and Dialer
+ * (call-control.ts) and the client bridge. Each command is an event to the leg's actor; each wait
+ * observes what the actor emits or its state, never a promise kept on the side.
+ */
+import { createActor, waitFor } from 'xstate';
+import { AppError } from '../../errors.js';
+import type { MediaPort } from '../../media/port.js';
+import { CallStatus } from '../../store/call-store.js';
+import type { HttpMethod } from '../../webhooks/index.js';
+import { statusOf } from './call.machine.js';
+import type { CallEvent } from './call.types.js';
+import type { CallActor, CallRuntime } from './call-runtime.js';
+import { inputOf, newRecord } from './records.js';
+
+/** How a leg ended. */
+export interface CallEnd {
+  readonly status: CallStatus;
+  readonly durationSeconds: number;
+  readonly sipStatus: number | null;
+}
+
+/** A `<Dial>` child leg as the Dialer sees it. */
+export interface ChildLeg {
+  readonly sid: string;
+  /** Resolves true when answered, false when it ended first. */
+  readonly answered: Promise<boolean>;
+  /** Resolves once the leg's record is closed. */
+  readonly ended: Promise<CallEnd>;
+  hangUp(): void;
+  /**
+   * Runs markup on the answered leg before it is bridged (Dial noun `url`, the "whisper"); resolves
+   * true when the document ended with the leg still up, false when the leg ended.
+   */
+  whisper(url: string, method: HttpMethod): Promise<boolean>;
+}
+
+export class LegControl {
+  constructor(
+    private readonly calls: CallRuntime,
+    private readonly media: Pick<MediaPort, 'bridge'>,
+  ) {}
+
+  /** Ends a live call whatever its state (Status=completed semantics); no-op when gone. */
+  end(sid: string): void {
+    this.calls.end(sid);
+  }
+
+  /** Places a `<Dial>` child leg (outbound-dial) of `parentSid`; not subject to REST admission. */
+  async dialChild(
+    parentSid: string,
+    to: string,
+    opts: {
+      readonly callerId: string;
+      readonly timeoutSeconds: number;
+      readonly credentials?: { readonly username: string; readonly password: string } | null;
+    },
+  ): Promise<ChildLeg> {
+    const parent = this.calls.contextOf(parentSid);
+    if (!parent) throw new AppError('Conflict', `Call ${parentSid} is not live`);
+    const record = newRecord({
+      accountSid: parent.accountSid,
+      from: opts.callerId,
+      to,
+      direction: 'outbound-dial',
+      status: CallStatus.Queued,
+      apiVersion: parent.apiVersion,
+      parentCallSid: parentSid,
+    });
+    await this.calls.insert(record);
+    const ended = new Promise<CallEnd>((resolve) => this.calls.onEnded(record.sid, resolve));
+    const actor = createActor(this.calls.machine, {
+      input: {
+        ...inputOf(record),
+        timeoutSeconds: opts.timeoutSeconds,
+        credentials: opts.credentials ?? null,
+      },
+    });
+    // Subscribed before the actor starts: nothing it emits can be missed.
+    const answered = outcome(actor, 'call.answered');
+    this.calls.start(actor, record.sid);
+    return {
+      sid: record.sid,
+      answered,
+      ended,
+      hangUp: () => {
+        if (!this.calls.contextOf(record.sid)?.detached) this.end(record.sid);
+      },
+      whisper: (url, method) => {
+        const a = this.calls.actorOf(record.sid);
+        if (!a) return Promise.resolve(false);
+        const result = outcome(a, 'call.whispered');
+        a.send({ type: 'app.whisper', url, method });
+        return result;
+      },
+    };
+  }
+
+  /** Records that two legs are bridged by a `<Dial>` (null: the bridge ended). */
+  /** Records that two legs are bridged by a `<Dial>` (null: the bridge ended). */
+  setPeers(a: string, b: string | null): void {
+    const at = Date.now();
+    this.calls.send(a, { type: 'app.bridged', peer: b, at });
+    if (b) this.calls.send(b, { type: 'app.bridged', peer: a, at });
+  }
+
+  // ---- call control (the interpreter's CallControl) --------------------------------------------
+
+  /**
+   * Answers an inbound leg: its endpoint answers the caller's offer, 200 goes out, and this resolves
+   * when the ACK arrives. Idempotent; rejects when the leg is gone or ends first.
+   */
+  async answer(sid: string, signal: AbortSignal): Promise<void> {
+    const actor = this.calls.actorOf(sid);
+    if (!actor) throw new Error(`call ${sid} is not live`);
+    const snap = actor.getSnapshot();
+    if (statusOf(snap) === CallStatus.InProgress) return;
+    if (!snap.matches('incoming') && !snap.matches('answering'))
+      throw new Error(`call ${sid} cannot be answered (${statusOf(snap)})`);
+    actor.send({ type: 'app.answer', at: Date.now() });
+    const done = await waitFor(actor, (s) => s.context.confirmed || s.status !== 'active', {
+      timeout: Number.POSITIVE_INFINITY,
+      signal,
+    });
+    if (!done.context.confirmed) throw new Error(`call ${sid} ended before it was answered`);
+  }
+
+  /** Sends an app intent (`app.reject`, `app.hangup`) to the call actor. */
+  intent(sid: string, event: Extract<CallEvent, { type: 'app.reject' | 'app.hangup' }>): void {
+    this.calls.sendIfCan(sid, event);
+  }
+
+  /** DTMF to the far end (SIP INFO); resolves when sent, or at once when the call is not up. */
+  async sendDigits(sid: string, digits: string, signal: AbortSignal): Promise<void> {
+    const actor = this.calls.actorOf(sid);
+    if (!actor || !this.calls.sendIfCan(sid, { type: 'app.sendDigits', digits })) return;
+    const stop = () => this.calls.send(sid, { type: 'app.stopDigits' });
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      await waitFor(actor, (s) => !s.matches({ inProgress: 'sendingDigits' }), {
+        timeout: Number.POSITIVE_INFINITY,
+      });
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
+  }
+
+  /** A registered client called another client directly: answer once the callee answers, bridge. */
+  async bridgeClient(sid: string, login: string, signal: AbortSignal): Promise<void> {
+    const caller = this.calls.contextOf(sid);
+    if (!caller) return;
+    try {
+      const child = await this.dialChild(sid, `client:${login}`, {
+        callerId: caller.from,
+        timeoutSeconds: 60,
+      });
+      signal.addEventListener('abort', () => child.hangUp(), { once: true });
+      if (!(await child.answered)) {
+        const end = await child.ended;
+        this.intent(sid, {
+          type: 'app.reject',
+          reason: end.status === 'busy' ? 'busy' : 'rejected',
+          at: Date.now(),
+        });
+        return;
+      }
+      await this.answer(sid, signal);
+      this.media.bridge(sid, child.sid);
+      await child.ended;
+    } finally {
+      this.intent(sid, { type: 'app.hangup', at: Date.now() });
+    }
+  }
+}
+
+/** Resolves true on `type`, false when the call ends first. */
+function outcome(actor: CallActor, type: 'call.answered' | 'call.whispered'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const subs = [actor.on(type, () => settle(true)), actor.on('call.ended', () => settle(false))];
+    function settle(v: boolean) {
+      for (const s of subs) s.unsubscribe();
+      resolve(v);
+    }
+  });
+}
