@@ -11,7 +11,7 @@
  */
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { type Account, type AccountPatch, AccountStatus } from '../../store/account-store.js';
+import { type Account, AccountStatus, type AccountUpdate } from '../../store/account-store.js';
 import { AccountEffect, applyTransition } from './account.machine.js';
 import type { AccountEvent, AccountState } from './account.types.js';
 import type { AccountRecords } from './account-records.js';
@@ -23,8 +23,8 @@ export type ClosedListener = (accountSid: string) => Promise<void> | void;
 export interface StatusChange {
   /** The target's status and suspension after the change (unchanged when nothing was asked). */
   readonly own: AccountState;
-  /** The sub-accounts the change cascades to, with what to write on each. */
-  readonly descendants: ReadonlyArray<{ readonly sid: string; readonly patch: AccountPatch }>;
+  /** The sub-accounts the change cascades to: what to write on each, and the row it was decided from. */
+  readonly descendants: readonly AccountUpdate[];
   /** Accounts to release once the change is written: the closed ones, target first. */
   readonly released: readonly string[];
 }
@@ -58,7 +58,7 @@ export class AccountCascade {
       events.push(statusEvent(request.status, target.sid));
     }
 
-    let own: AccountState = target;
+    let own: AccountState = { sid: target.sid, status: target.status, suspendedBy: target.suspendedBy };
     const effects: AccountEffect[] = [];
     for (const event of events) {
       const step = applyTransition(own, event);
@@ -75,7 +75,7 @@ export class AccountCascade {
     const released: string[] = effects.includes(AccountEffect.ReleaseResources) ? [target.sid] : [];
     const tree = cascadeOf(effects, target.sid);
     if (!tree) return { own, descendants: [], released };
-    const descendants: Array<{ sid: string; patch: AccountPatch }> = [];
+    const descendants: AccountUpdate[] = [];
     for (const d of await this.records.descendants(target.sid)) {
       if (tree.only && !tree.only(d)) continue;
       const step = applyTransition(d, tree.event);
@@ -86,6 +86,7 @@ export class AccountCascade {
       descendants.push({
         sid: d.sid,
         patch: { status: step.next.status, suspendedBy: step.next.suspendedBy },
+        expect: { status: d.status, suspendedBy: d.suspendedBy },
       });
       if (step.effects.includes(AccountEffect.ReleaseResources)) released.push(d.sid);
     }

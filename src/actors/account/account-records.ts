@@ -4,7 +4,7 @@
  * everywhere at once rather than after the cache lifetime.
  */
 import type { Logger } from '../../logger.js';
-import type { Account, AccountChangeBus, AccountPatch, AccountStore } from '../../store/account-store.js';
+import type { Account, AccountChangeBus, AccountStore, AccountUpdate } from '../../store/account-store.js';
 
 const CACHE_TTL_MS = 30_000;
 /** Deeper trees than this are not walked (a guard against a parent cycle in corrupt data). */
@@ -77,15 +77,16 @@ export class AccountRecords {
   }
 
   /**
-   * Writes several rows in one transaction, then caches them and tells the other nodes. On failure the
-   * listed rows are evicted, so the next read goes back to the record.
+   * Writes several rows in one transaction, then caches them and tells the other nodes. On failure
+   * (a row no longer as expected: 409) the listed rows are evicted, so the next read, and so the
+   * client's retry, goes back to the record.
    */
-  async update(patches: ReadonlyArray<{ sid: string; patch: AccountPatch }>): Promise<Account[]> {
+  async update(updates: ReadonlyArray<AccountUpdate>): Promise<Account[]> {
     let rows: Account[];
     try {
-      rows = await this.store.updateMany(patches);
+      rows = await this.store.updateMany(updates);
     } catch (e) {
-      for (const p of patches) this.forget(p.sid);
+      for (const u of updates) this.forget(u.sid);
       throw e;
     }
     for (const row of rows) {

@@ -275,11 +275,14 @@ export class AccountService {
       if (isSelf) throw new AppError('Forbidden', 'An account cannot change its own Status');
     }
 
-    // Validated for the whole tree before anything is written.
+    // Validated for the whole tree before anything is written; written only if no row moved meanwhile.
     const change = await this.cascade.plan(target, { passwordSet: input.password !== undefined, status });
     patch.status = change.own.status;
     patch.suspendedBy = change.own.suspendedBy;
-    const rows = await this.records.update([{ sid: target.sid, patch }, ...change.descendants]);
+    const rows = await this.records.update([
+      { sid: target.sid, patch, expect: { status: target.status, suspendedBy: target.suspendedBy } },
+      ...change.descendants,
+    ]);
     const updated = rows.find((r) => r.sid === target.sid);
     if (!updated) throw new AppError('NotFound', `Account ${target.sid} not found`);
     await this.cascade.release(change.released);
