@@ -57,7 +57,7 @@ export interface AccountUpdate {
   readonly sid: string;
   readonly patch: AccountPatch;
   /**
-   * The status (and suspension) the change was decided from: the row must still be there, so two
+   * The status (and suspension) the change was decided from: the row must still have them, so two
    * concurrent status changes never both apply to what each read before the other wrote.
    */
   readonly expect?: Pick<Account, 'status' | 'suspendedBy'> | undefined;
