@@ -128,7 +128,6 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
 
     const accounts = new AccountService({
       store: new PgAccountStore(db),
-      snapshots,
       bus: new RedisAccountBus(redis, sub, keys.accountChannel),
       logger: logger.child({ component: 'accounts' }),
       auth: {

@@ -52,6 +52,17 @@ export type AccountPatch = Partial<
   >
 >;
 
+/** One row's change in an `updateMany` batch. */
+export interface AccountUpdate {
+  readonly sid: string;
+  readonly patch: AccountPatch;
+  /**
+   * The status (and suspension) the change was decided from: the row must still have them, so two
+   * concurrent status changes never both apply to what each read before the other wrote.
+   */
+  readonly expect?: Pick<Account, 'status' | 'suspendedBy'> | undefined;
+}
+
 export interface AccountStore {
   findBySid(sid: string): Promise<Account | null>;
   findByEmail(email: string): Promise<Account | null>;
@@ -60,8 +71,11 @@ export interface AccountStore {
   listDescendants(sid: string): Promise<Account[]>;
   /** Inserts; throws AppError AlreadyExists when the email address is taken. */
   insert(account: Account): Promise<void>;
-  /** Applies patches to several accounts in one transaction; returns the updated rows. */
-  updateMany(patches: ReadonlyArray<{ sid: string; patch: AccountPatch }>): Promise<Account[]>;
+  /**
+   * Applies patches to several accounts in one transaction; returns the updated rows. Throws AppError
+   * Conflict, writing nothing, when a row no longer matches its `expect`.
+   */
+  updateMany(updates: ReadonlyArray<AccountUpdate>): Promise<Account[]>;
 
   findOrganization(sidOrDomain: string): Promise<Organization | null>;
   listOrganizations(): Promise<Organization[]>;

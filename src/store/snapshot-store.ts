@@ -2,7 +2,8 @@
  * Snapshot store port: live actor snapshots (XState `getPersistedSnapshot()`), keyed by actor kind
  * and sid. Redis implementation in src/store/redis/snapshot-store.ts.
  */
-export type ActorKind = 'account' | 'call' | 'sms' | 'gateway';
+/** Accounts have none: they are Postgres rows (docs/decisions.md, "Accounts are rows with a status machine"). */
+export type ActorKind = 'call' | 'sms' | 'gateway';
 
 export interface SnapshotStore {
   save(kind: ActorKind, sid: string, snapshot: unknown, ttlSeconds?: number): Promise<void>;

@@ -1,6 +1,6 @@
 import type { AccountStatus } from '../../store/account-store.js';
 
-/** Plain, serialisable context of an account actor. */
+/** Plain context of the account status machine: what of the row the transitions read or change. */
 export interface AccountContext {
   readonly sid: string;
   /** Sid of the account whose suspension put this one in `suspended` (its own sid when direct). */
@@ -8,8 +8,8 @@ export interface AccountContext {
 }
 
 /**
- * Events of the account actor (spec §Account Status). `origin` is the account whose status change
- * cascades (the target of the REST update), so a reactivation restores exactly what it suspended.
+ * Events of the account status machine (spec §Account Status). `origin` is the account whose status
+ * change cascades (the target of the REST update), so a reactivation restores exactly what it suspended.
  */
 export type AccountEvent =
   | { type: 'account.passwordSet' }
@@ -18,7 +18,8 @@ export type AccountEvent =
   | { type: 'account.close'; origin: string }
   | { type: 'account.modify' };
 
-export interface AccountInput {
+/** The status-bearing part of an account row: what the machine is positioned at and what it yields. */
+export interface AccountState {
   readonly sid: string;
   readonly status: AccountStatus;
   readonly suspendedBy: string | null;

@@ -1,6 +1,6 @@
 /** Postgres implementation of the AccountStore port. Rows are mapped to domain types here. */
 import { AppError } from '../../errors.js';
-import type { Account, AccountPatch, AccountStore, Organization } from '../account-store.js';
+import type { Account, AccountPatch, AccountStore, AccountUpdate, Organization } from '../account-store.js';
 import { type Db, sql } from './db.js';
 import { updateSet } from './sql-helpers.js';
 
@@ -88,15 +88,21 @@ export class PgAccountStore implements AccountStore {
     }
   }
 
-  async updateMany(patches: ReadonlyArray<{ sid: string; patch: AccountPatch }>): Promise<Account[]> {
-    if (patches.length === 0) return [];
+  async updateMany(updates: ReadonlyArray<AccountUpdate>): Promise<Account[]> {
+    if (updates.length === 0) return [];
     return this.db.tx(async (tx) => {
       const out: Account[] = [];
-      for (const { sid, patch } of patches) {
+      for (const { sid, patch, expect } of updates) {
+        const still = expect
+          ? sql` AND status = ${expect.status} AND suspended_by IS NOT DISTINCT FROM ${expect.suspendedBy}`
+          : sql``;
         const [row] = await tx.query(
-          sql`UPDATE accounts SET ${updateSet(patch, COLUMNS)} WHERE sid = ${sid} RETURNING *`,
+          sql`UPDATE accounts SET ${updateSet(patch, COLUMNS)} WHERE sid = ${sid}${still} RETURNING *`,
         );
         if (row) out.push(toAccount(row));
+        // Throwing rolls the whole batch back.
+        else if (expect)
+          throw new AppError('Conflict', `Account ${sid} changed meanwhile; read it again and retry`);
       }
       return out;
     });

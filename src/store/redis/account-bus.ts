@@ -1,4 +1,4 @@
-/** Account change notices between nodes over Redis pub/sub (evict the cached record and actor). */
+/** Account change notices between nodes over Redis pub/sub (evict the cached record). */
 import type { AccountChangeBus } from '../account-store.js';
 import type { Redis } from './client.js';
 

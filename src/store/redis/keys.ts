@@ -9,7 +9,6 @@ export function redisKeys(prefix: string) {
     /** Pattern matching every key of this deployment (tests clean up with it). */
     all: `${p}*`,
     // accounts
-    accountSnapshot: (sid: string) => `${p}account:${sid}:snap`,
     accountChannel: `${p}chan:account`,
     /** Failed logins of one identity (an opaque hash) in the current throttle window. */
     authFailuresIdentity: (identity: string) => `${p}auth:fail:id:${identity}`,

@@ -10,8 +10,6 @@ export class RedisSnapshotStore implements SnapshotStore {
 
   private key(kind: ActorKind, sid: string): string {
     switch (kind) {
-      case 'account':
-        return this.keys.accountSnapshot(sid);
       case 'call':
         return this.keys.callSnapshot(sid);
       case 'sms':
