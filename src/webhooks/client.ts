@@ -9,9 +9,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logger.js';
+import type { Resolver } from './connect-policy.js';
 import { failureResult, notificationOf, type Outcome } from './notifications.js';
 import { buildRequest, loggable } from './outgoing.js';
-import { type AttemptFail, type AttemptResult, type Resolver, WebhookTransport } from './transport.js';
+import { type AttemptFail, type AttemptResult, WebhookTransport } from './transport.js';
 import {
   FailureKind,
   type HttpMethod,
@@ -21,8 +22,8 @@ import {
 } from './types.js';
 import { type ConnectionSettings, parseWebhookUrl, RetryClass, type WebhookTarget } from './url-policy.js';
 
+export type { Resolver } from './connect-policy.js';
 export { WebhookHeader } from './outgoing.js';
-export type { Resolver } from './transport.js';
 
 export interface WebhookClientOptions {
   /** TCP connect timeout per attempt (Twilio `ct`). Default 5,000 ms. */

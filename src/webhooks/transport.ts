@@ -10,18 +10,18 @@
  * attempt settles on native timers driven by the request's progress (see `observe`), and undici's own
  * timeouts only reap what an abandoned attempt leaves behind.
  */
-import { promises as dns } from 'node:dns';
 import type { IncomingHttpHeaders } from 'node:http';
-import { isIP, type LookupFunction } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
+import {
+  defaultResolver,
+  POLICY_REFUSED,
+  policyLookup,
+  type Resolver,
+  refusedTarget,
+} from './connect-policy.js';
 import type { OutgoingRequest } from './outgoing.js';
 import { FailureKind } from './types.js';
-import { blockedHostReason, blockedReason, RetryClass } from './url-policy.js';
-
-/** Resolves a host name to every address it has (injectable for tests). */
-export type Resolver = (hostname: string) => Promise<ReadonlyArray<{ address: string; family: number }>>;
-
-const defaultResolver: Resolver = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
+import { RetryClass } from './url-policy.js';
 
 /** A failure of one exchange, as data (thrown only through timers and aborts inside this module). */
 export class AttemptError extends Error {
@@ -117,7 +117,7 @@ function beforeResponse(err: unknown, url: URL, timeouts: ExchangeTimeouts): Att
   const e: NodeJS.ErrnoException = err instanceof Error ? err : new Error(String(err));
   const code = e.code;
   switch (code) {
-    case 'E_WEBHOOK_POLICY':
+    case POLICY_REFUSED:
       return new AttemptError(FailureKind.BlockedByPolicy, e.message, null);
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
@@ -158,18 +158,16 @@ function duringBody(err: unknown, timeouts: ExchangeTimeouts): AttemptError {
 /** Makes policy-checked HTTP exchanges over one pooled undici Agent. `close()` ends them all. */
 export class WebhookTransport {
   private readonly agent: Agent;
-  private readonly resolver: Resolver;
   private readonly inFlight = new Set<(err: AttemptError) => void>();
   private closed = false;
 
   constructor(private readonly options: TransportOptions) {
-    this.resolver = options.resolver ?? defaultResolver;
     this.agent = new Agent({
       // Up to 256 sockets per origin, so many calls can fetch markup from one application at once.
       connections: 256,
       connect: {
         // Every connection, redirects included, resolves through the policy and is pinned to the checked address.
-        lookup: this.policyLookup(),
+        lookup: policyLookup(options.resolver ?? defaultResolver, { blockPrivate: options.blockPrivate }),
         timeout: Math.max(options.maxConnectTimeoutMs, FRAGMENT_MAX_CONNECT_MS),
       },
     });
@@ -199,8 +197,15 @@ export class WebhookTransport {
         retryClass: null,
       });
     }
-    const blocked = this.precheck(request.url);
-    if (blocked) return Promise.resolve(blocked);
+    const refused = refusedTarget(request.url, { blockPrivate: this.options.blockPrivate });
+    if (refused) {
+      return Promise.resolve({
+        ok: false,
+        kind: FailureKind.BlockedByPolicy,
+        message: refused,
+        retryClass: null,
+      });
+    }
     return new Promise<AttemptResult>((resolve) => this.exchange(request, timeouts, resolve));
   }
 
@@ -342,55 +347,5 @@ export class WebhookTransport {
         },
         (err: unknown) => fail(beforeResponse(err, url, timeouts)),
       );
-  }
-
-  /** Checks an IP-literal host against the policy; host names are checked in the connector's lookup. */
-  private precheck(url: URL): AttemptFail | null {
-    const hostReason = blockedHostReason(url.hostname);
-    if (hostReason)
-      return { ok: false, kind: FailureKind.BlockedByPolicy, message: hostReason, retryClass: null };
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) !== 0) {
-      const reason = blockedReason(host, { blockPrivate: this.options.blockPrivate });
-      if (reason) return { ok: false, kind: FailureKind.BlockedByPolicy, message: reason, retryClass: null };
-    }
-    return null;
-  }
-
-  /**
-   * The connector's DNS hook: refuses the host if any resolved address is blocked, else pins the socket
-   * to the first checked address (no DNS rebinding between check and connect).
-   */
-  private policyLookup(): LookupFunction {
-    return (hostname, options, callback) => {
-      const done = callback as (
-        err: NodeJS.ErrnoException | null,
-        address: string | Array<{ address: string; family: number }>,
-        family?: number,
-      ) => void;
-      this.resolver(hostname).then(
-        (addresses) => {
-          if (addresses.length === 0) {
-            const e: NodeJS.ErrnoException = new Error(`no address for ${hostname}`);
-            e.code = 'ENOTFOUND';
-            done(e, '');
-            return;
-          }
-          for (const a of addresses) {
-            const reason = blockedReason(a.address, { blockPrivate: this.options.blockPrivate });
-            if (reason) {
-              const e: NodeJS.ErrnoException = new Error(`${hostname}: ${reason}`);
-              e.code = 'E_WEBHOOK_POLICY';
-              done(e, '');
-              return;
-            }
-          }
-          const first = addresses[0]!;
-          if (options.all) done(null, [{ address: first.address, family: first.family }]);
-          else done(null, first.address, first.family);
-        },
-        (err: NodeJS.ErrnoException) => done(err, ''),
-      );
-    };
   }
 }
