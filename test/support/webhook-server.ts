@@ -30,6 +30,8 @@ export interface RecordedRequest {
   readonly headers: IncomingHttpHeaders;
   readonly rawBody: Buffer;
   readonly at: number;
+  /** The client's port: equal for two requests that shared one keep-alive connection. */
+  readonly remotePort: number;
 }
 
 export interface WebhookServer {
@@ -101,6 +103,7 @@ export async function startWebhookServer(): Promise<WebhookServer> {
         headers: req.headers,
         rawBody: Buffer.concat(chunks),
         at: Date.now(),
+        remotePort: req.socket.remotePort ?? 0,
       });
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       const list = scripts.get(path);

@@ -72,6 +72,7 @@ const ABOVE_ADAPTERS = [
   'src/actors/',
   'src/http/',
   'src/server.ts',
+  'src/composition/',
   'src/main.ts',
   'src/cli/',
   'src/profiles/',
@@ -85,8 +86,10 @@ const isPort = (path: string) =>
   (/\/(port|index)\.ts$/.test(path) && path.split('/').length === 3) || path === 'src/sip/sip-uri.ts';
 const isStoreImpl = (path: string) =>
   path.startsWith('src/store/postgres/') || path.startsWith('src/store/redis/');
-// The composition root and the configuration parser (which reads adapter URLs such as SMPP_URL).
-const COMPOSITION = ['src/server.ts', 'src/main.ts', 'src/config.ts', 'src/cli/'];
+// The composition root (server.ts orders the steps in composition/) and the configuration parser
+// (which reads adapter URLs such as SMPP_URL).
+const COMPOSITION = ['src/server.ts', 'src/composition/', 'src/main.ts', 'src/config.ts', 'src/cli/'];
+const isCompositionRoot = (path: string) => path === 'src/server.ts' || path.startsWith('src/composition/');
 
 /** Why `from` may not import `to` (both repo-relative .ts paths), or null when it may. */
 function layerViolation(from: string, to: string): string | null {
@@ -108,7 +111,7 @@ function layerViolation(from: string, to: string): string | null {
   if (isStoreImpl(to) && !from.startsWith('src/store/') && !COMPOSITION.some((c) => from.startsWith(c)))
     return 'reaches a store implementation outside composition';
   if (
-    (to.startsWith('src/http/') || to === 'src/server.ts') &&
+    (to.startsWith('src/http/') || isCompositionRoot(to)) &&
     !from.startsWith('src/http/') &&
     !COMPOSITION.some((c) => from.startsWith(c))
   )
@@ -128,6 +131,11 @@ describe('imports point down', () => {
     expect(layerViolation('src/sip/service.ts', 'src/http/app.ts')).not.toBeNull();
     expect(layerViolation('src/actors/call/call-runtime.ts', 'src/sip/port.ts')).toBeNull();
     expect(layerViolation('src/server.ts', 'src/store/postgres/db.ts')).toBeNull();
+    expect(layerViolation('src/composition/stores.ts', 'src/store/postgres/db.ts')).toBeNull();
+    expect(layerViolation('src/composition/voice.ts', 'src/sip/service.ts')).toBeNull();
+    expect(layerViolation('src/actors/call/call-runtime.ts', 'src/composition/voice.ts')).not.toBeNull();
+    expect(layerViolation('src/store/redis/client.ts', 'src/composition/lifecycle.ts')).not.toBeNull();
+    expect(layerViolation('src/sip/service.ts', 'src/composition/voice.ts')).not.toBeNull();
   });
 
   it('every import under src/ points down', async () => {

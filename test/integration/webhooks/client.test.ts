@@ -465,6 +465,60 @@ describe('WebhookClient against a live HTTP server', () => {
     if (!ssrf.ok) expect(ssrf.kind).toBe(FailureKind.BlockedByPolicy);
   });
 
+  it('a redirect to a host name is resolved and checked like the first hop (every connection goes through the policy)', async () => {
+    const looked: string[] = [];
+    const resolved: Record<string, Array<{ address: string; family: number }>> = {
+      'hooks.test': [{ address: '127.0.0.1', family: 4 }],
+      'rebind.test': [{ address: '169.254.169.254', family: 4 }],
+    };
+    const { c, notes } = client({
+      resolver: async (h) => {
+        looked.push(h);
+        return resolved[h] ?? [];
+      },
+    });
+    server.script('/hop', {
+      status: 302,
+      headers: { Location: `http://rebind.test:${server.port}/landing` },
+    });
+    server.script('/landing', { status: 200, body: 'should not be reached' });
+    const res = await c.request({
+      url: `http://hooks.test:${server.port}/hop`,
+      method: 'GET',
+      params: [],
+      accountSid: ACCOUNT,
+      authToken: TOKEN,
+    });
+    expect(res.ok).toBe(false);
+    if (!res.ok) {
+      expect(res.kind).toBe(FailureKind.BlockedByPolicy);
+      expect(res.url).toBe(`http://rebind.test:${server.port}/landing`);
+    }
+    expect(looked).toEqual(['hooks.test', 'rebind.test']);
+    expect(server.requestsTo('/hop')).toHaveLength(1);
+    expect(server.requestsTo('/landing')).toHaveLength(0);
+    expect(notes.map((n) => n.kind)).toEqual([FailureKind.BlockedByPolicy]);
+  });
+
+  it('keeps connections alive: consecutive requests to one origin reuse pooled sockets', async () => {
+    server.script('/ka', { status: 200, body: 'ok' });
+    const { c } = client();
+    for (let i = 0; i < 6; i++) {
+      const res = await c.request({
+        url: `${server.origin}/ka`,
+        method: i % 2 ? 'GET' : 'POST',
+        params: PARAMS,
+        accountSid: ACCOUNT,
+        authToken: TOKEN,
+      });
+      expect(res.ok).toBe(true);
+    }
+    const ports = new Set(server.requestsTo('/ka').map((r) => r.remotePort));
+    // undici may open a second socket when a request arrives before the first socket reports itself
+    // free again; never one per request.
+    expect(ports.size).toBeLessThanOrEqual(2);
+  });
+
   it('an invalid URL is a typed failure and a notification, not a throw', async () => {
     const { c, notes } = client();
     const res = await c.request({

@@ -1,0 +1,127 @@
+/**
+ * Composition of the HTTP side: the listener, bound before the rest so PUBLIC_URL can default to the
+ * port actually bound (HTTP_PORT=0 in tests), and the Express app once everything it serves exists.
+ */
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AccountService } from '../actors/account/account-service.js';
+import type { CallRuntime } from '../actors/call/call-runtime.js';
+import type { SmsService } from '../actors/sms/sms-service.js';
+import type { Config } from '../config.js';
+import type { EmailService } from '../email/email-service.js';
+import { type App, createApp } from '../http/app.js';
+import type { Logger } from '../logger.js';
+import { LocalPoolProvider } from '../numbers/provider.js';
+import type { SipService } from '../sip/service.js';
+import type { SmsStore } from '../store/sms-store.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { Connections, Repositories } from './stores.js';
+
+export interface HttpListener {
+  readonly port: number;
+  /** Where this process answers (loopback when bound to all interfaces). */
+  readonly url: string;
+  /** The base of absolute URIs: PUBLIC_URL, else `url`. */
+  readonly publicUrl: string;
+  /** Stops answering 503 and hands every request to `app`. */
+  serve(app: App): void;
+}
+
+/** Binds the HTTP port, answering 503 until `serve()` is called. */
+export async function listenHttp(config: Config, lifecycle: Lifecycle): Promise<HttpListener> {
+  // Listen first so PUBLIC_URL can default to the port actually bound (HTTP_PORT=0 in tests).
+  const server: Server = createHttpServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.http.port, config.http.host, () => resolve());
+  });
+  server.keepAliveTimeout = 65_000;
+  // Until the app is composed (SIP, media engine, messaging start after listen), answer 503 rather
+  // than leave requests hanging.
+  const starting = (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(503, { 'Retry-After': '1', 'Content-Type': 'text/plain' }).end('starting');
+  };
+  server.on('request', starting);
+  lifecycle.onClose(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
+  const port = (server.address() as AddressInfo).port;
+  const host = config.http.host === '0.0.0.0' ? '127.0.0.1' : config.http.host;
+  const url = `http://${host}:${port}`;
+  const publicUrl = config.http.publicUrlExplicit ? config.http.publicUrl : url;
+  return {
+    port,
+    url,
+    publicUrl,
+    serve(app) {
+      server.off('request', starting);
+      server.on('request', app.express);
+    },
+  };
+}
+
+/** What the REST API serves. */
+export interface HttpParts {
+  readonly connections: Connections;
+  readonly accounts: AccountService;
+  readonly repositories: Repositories;
+  readonly sip: SipService | null;
+  readonly callRuntime: CallRuntime | null;
+  readonly sms: SmsService;
+  readonly smsStore: SmsStore;
+  readonly email: EmailService;
+}
+
+export function composeApp(config: Config, logger: Logger, publicUrl: string, parts: HttpParts): App {
+  const { accounts, sip, callRuntime, sms, smsStore, email } = parts;
+  const { snapshots } = parts.connections;
+  const {
+    calls,
+    applications,
+    clients,
+    numbers,
+    notifications,
+    notifier,
+    recordings,
+    recordingService,
+    recordingStorage,
+    gateways,
+    profiles,
+    profileResolver,
+  } = parts.repositories;
+  return createApp({
+    logger: logger.child({ component: 'http' }),
+    publicUrl,
+    bodyLimit: config.http.bodyLimit,
+    accounts,
+    calls,
+    applications,
+    clients,
+    numbers,
+    numberProvider: new LocalPoolProvider(config.numbers.pool),
+    notifications,
+    notifier,
+    recordings,
+    recordingService,
+    recordingStorage,
+    gateways,
+    checkGatewayProxy: sip ? (proxy: string) => sip.checkGatewayProxy(proxy) : undefined,
+    snapshots,
+    callRuntime,
+    profiles,
+    profileBodyLimit: config.http.profileBodyLimit,
+    effectiveProfileSid: (account) => profileResolver.effectiveProfileSid(account),
+    sms,
+    smsStore,
+    email,
+  });
+}

@@ -1,0 +1,232 @@
+/**
+ * Composition of voice: the SIP service (registrar, call legs), and with it the media engine, call
+ * admission, the call runtime, the markup interpreter, conferences and the SIP seams of messaging
+ * (SMS to `client:` as SIP MESSAGE, MESSAGE in as SMS). Without SIP (SIP_ENABLED=false) there is no
+ * call runtime; admission still exists.
+ */
+import { createActor } from 'xstate';
+import type { AccountService } from '../actors/account/account-service.js';
+import { CallAdmission } from '../actors/call/admission.js';
+import { RuntimeCallControl } from '../actors/call/call-control.js';
+import type { CallRuntime } from '../actors/call/call-runtime.js';
+import { routeInbound } from '../actors/call/inbound-routing.js';
+import { MessagingBridge } from '../actors/call/messaging-bridge.js';
+import { createInterpreterMachine } from '../actors/interpreter/interpreter.machine.js';
+import {
+  type InterpreterServices,
+  MediaEventRouter,
+  webhookFetcher,
+} from '../actors/interpreter/services.js';
+import { ConferenceRooms } from '../actors/interpreter/verbs/conference-rooms.js';
+import { SipClientMessenger } from '../actors/sms/client-messenger.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { MediaEngine } from '../media/media-engine.js';
+import type { Metrics } from '../metrics/prometheus.js';
+import { userOf } from '../sip/message.js';
+import { SipService } from '../sip/service.js';
+import { RedisCallAdmission } from '../store/redis/call-admission.js';
+import { RedisRegistrationStore } from '../store/redis/registration-store.js';
+import type { WebhookClient } from '../webhooks/index.js';
+import { composeCalls } from './calls.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { Messaging } from './messaging.js';
+import type { Connections, Repositories } from './stores.js';
+
+/** Starts the SIP service, or returns null with SIP_ENABLED=false. */
+export async function startSip(
+  config: Config,
+  logger: Logger,
+  { redis, keys, snapshots }: Connections,
+  { clients, gateways }: Repositories,
+  accounts: AccountService,
+  lifecycle: Lifecycle,
+): Promise<SipService | null> {
+  let sip: SipService | null = null;
+  if (config.sip.enabled) {
+    sip = new SipService(
+      {
+        ...config.sip,
+        defaultDomain: config.organization.defaultDomain,
+        minExpires: config.sip.registrarMinExpires,
+        maxExpires: config.sip.registrarMaxExpires,
+        isClientDomain: async (domain) => (await accounts.getOrganization(domain)) !== null,
+      },
+      { registrations: new RedisRegistrationStore(redis, keys), clients, gateways, snapshots },
+      logger.child({ component: 'sip' }),
+    );
+    const sipService = sip;
+    lifecycle.onClose(() => sipService.close());
+    await sip.start();
+  }
+  return sip;
+}
+
+export interface VoiceDeps {
+  readonly connections: Connections;
+  readonly repositories: Repositories;
+  readonly accounts: AccountService;
+  readonly sip: SipService | null;
+  readonly webhooks: WebhookClient;
+  readonly messaging: Messaging;
+  readonly publicUrl: string;
+  /** Metrics fed by the actors' observers. */
+  readonly metrics: Metrics;
+}
+
+/** Call admission, then (with SIP) the media engine, call runtime and interpreter; recovers this node's calls. */
+export async function composeVoice(
+  config: Config,
+  logger: Logger,
+  deps: VoiceDeps,
+  lifecycle: Lifecycle,
+): Promise<CallRuntime | null> {
+  const { redis, keys, snapshots } = deps.connections;
+  const {
+    calls,
+    applications,
+    clients,
+    numbers,
+    notifier,
+    recordingStorage,
+    recordingService,
+    profileResolver,
+  } = deps.repositories;
+  const { accounts, sip, webhooks, publicUrl, metrics } = deps;
+  const { sms, email } = deps.messaging;
+  const admission = new CallAdmission(new RedisCallAdmission(redis, keys), {
+    maxConcurrent: config.limits.concurrentCallsPerAccount,
+    perSecond: config.limits.callsPerSecondPerAccount,
+    maxQueued: 10_000,
+  });
+  lifecycle.onClose(async () => admission.stop());
+  let callRuntime: CallRuntime | null = null;
+  if (sip) {
+    const sipService = sip;
+    const media = new MediaEngine({
+      media: config.media,
+      storage: recordingStorage,
+      logger: logger.child({ component: 'media' }),
+      blockPrivateUrls: config.webhooks.blockPrivate,
+    });
+    await media.start();
+    lifecycle.onClose(() => media.close());
+    const authTokenOf = async (sid: string) => (await accounts.get(sid))?.authToken ?? null;
+    let interpreterMachine: ReturnType<typeof createInterpreterMachine> | null = null;
+    // This node's conference rooms: the Dial verb keeps them, the REST Mute response reads them.
+    const conferences = new ConferenceRooms();
+    // One media subscription fanned out per endpoint, for the calls, the Dialer and the interpreter.
+    const mediaEvents = new MediaEventRouter(media);
+    const { runtime, legs, inbound, recovery } = composeCalls({
+      sip: sipService.legs,
+      media,
+      mediaEvents,
+      calls,
+      snapshots,
+      admission,
+      webhooks,
+      notify: (n) => notifier.notify(n),
+      authTokenOf,
+      multiProviderOf: (sid) => profileResolver.effectiveMultiProvider(sid),
+      locateClient: async (accountSid, login) => {
+        const account = await accounts.get(accountSid);
+        const org = account ? await accounts.getOrganization(account.organizationSid) : null;
+        if (!org) return [];
+        return (await sipService.registrar.locate(login, org.domainName)).map((b) => ({
+          contact: b.contact,
+          flow: b.flow,
+        }));
+      },
+      routeInbound: (invite) =>
+        routeInbound(invite, {
+          findNumber: (e164) => numbers.findByNumber(e164),
+          getApplication: (accountSid, sid) => applications.get(accountSid, sid),
+          getClient: (accountSid, sid) => clients.get(accountSid, sid),
+          findClient: async (domain, login) => (await clients.findForDigest(domain, login))?.client ?? null,
+          domainOf: (host) => sipService.registrar.domainOf(host),
+          accountStatus: async (sid) => (await accounts.get(sid))?.status ?? null,
+          trustedSources: config.sip.trustedSources,
+        }),
+      startInterpreter: (input) => {
+        if (!interpreterMachine) throw new Error('interpreter not composed');
+        return createActor(interpreterMachine, { input }).start();
+      },
+      sipHost: config.sip.publicAddress,
+      defaultProxy: config.sip.outboundProxy,
+      instanceId: config.instanceId,
+      callLeaseMs: config.limits.callLeaseMs,
+      conferenceFlagsOf: (endpointId) => conferences.flagsOf(endpointId),
+      numberOf: (accountSid, sid) => numbers.get(accountSid, sid),
+      meter: metrics.calls,
+      logger: logger.child({ component: 'calls' }),
+    });
+    const createRecording: InterpreterServices['createRecording'] = async (r) => {
+      const rec = await recordingService.adopt({
+        sid: r.recordingSid,
+        accountSid: r.accountSid,
+        callSid: r.callSid,
+        durationSeconds: r.durationSeconds,
+      });
+      return {
+        sid: rec.sid,
+        url: `${publicUrl}/2012-04-24/Accounts/${rec.accountSid}/Recordings/${rec.sid}`,
+        durationSeconds: rec.duration,
+      };
+    };
+    const control = new RuntimeCallControl(legs, media, mediaEvents, {
+      createRecording,
+      notify: (n) => notifier.notify(n),
+    });
+    const messaging = new MessagingBridge({
+      sms,
+      email,
+      accounts,
+      notify: (n) => notifier.notify(n),
+      defaultEmailFrom: config.smtp.from ?? `no-reply@${config.organization.defaultDomain}`,
+    });
+    // SIP seams of messaging: SMS to client:<login> goes out as SIP MESSAGE; MESSAGE in goes to SMS.
+    const messenger = new SipClientMessenger({
+      sendMessage: (m) => sipService.legs.sendMessage(m),
+      locate: async (accountSid, login) => {
+        const account = await accounts.get(accountSid);
+        const org = account ? await accounts.getOrganization(account.organizationSid) : null;
+        const [b] = org ? await sipService.registrar.locate(login, org.domainName) : [];
+        return b && org
+          ? { requestUri: b.contact, to: { uri: `sip:${login}@${org.domainName}` }, flow: b.flow }
+          : null;
+      },
+      fromUri: (_accountSid, from) =>
+        `sip:${encodeURIComponent(from.replace(/^client:/, ''))}@${config.sip.publicAddress}`,
+    });
+    lifecycle.onClose(sipService.legs.onEvent((e) => messenger.onSipEvent(e)));
+    sms.useClientMessenger(messenger);
+    sipService.legs.onMessage((m) =>
+      sms.receiveSipMessage({
+        from: m.client ? `client:${m.client.login}` : (userOf(m.from.uri) ?? m.from.uri),
+        to: userOf(m.requestUri) ?? '',
+        body: m.body,
+        client: m.client ? { accountSid: m.client.accountSid, login: m.client.login } : undefined,
+      }),
+    );
+    interpreterMachine = createInterpreterMachine({
+      media,
+      mediaEvents,
+      fetch: webhookFetcher(webhooks, async (sid) => (await authTokenOf(sid)) ?? ''),
+      call: control,
+      dialer: control,
+      sendSms: (r) => messaging.sendSms(r),
+      sendEmail: (r) => messaging.sendEmail(r),
+      createRecording,
+      notify: (n) => notifier.notify(n),
+      conferences,
+    });
+    callRuntime = runtime;
+    lifecycle.onClose(async () => {
+      recovery.stop();
+      inbound.stop();
+      runtime.stop();
+    });
+    await recovery.start();
+  }
+  return callRuntime;
+}
