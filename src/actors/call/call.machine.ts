@@ -99,7 +99,7 @@ export function createCallMachine(effects: CallEffects) {
             target: 'incoming',
             actions: ['emitCreated', 'ring', 'emitRinging', 'runApp'],
           },
-          { guard: 'isChild', target: 'dialing', actions: ['emitCreated', 'armRingDeadline'] },
+          { guard: 'isChild', target: 'dialing', actions: 'emitCreated' },
           { target: 'queued', actions: 'emitCreated' },
         ],
       },
@@ -108,7 +108,7 @@ export function createCallMachine(effects: CallEffects) {
         invoke: {
           src: 'admit',
           input: ({ context }) => ({ accountSid: context.accountSid, sid: context.sid }),
-          onDone: { target: 'dialing', actions: ['recordAdmitted', 'armRingDeadline'] },
+          onDone: { target: 'dialing', actions: 'recordAdmitted' },
         },
         on: {
           'call.restored': { target: 'queued', reenter: true },
@@ -116,16 +116,11 @@ export function createCallMachine(effects: CallEffects) {
           'http.complete': { target: 'canceled', actions: { type: 'recordEnd', params: 'api' } },
         },
       },
-      // INVITE being prepared or sent, no ringing yet: still "queued" to the REST API.
+      // INVITE being prepared or sent, no ringing yet: still "queued" to the REST API. Timeout counts
+      // from the INVITE (placing has its own bounds: the endpoint's, the route lookups').
       dialing: {
         tags: S.Queued,
         initial: 'placing',
-        after: {
-          RING_TIMEOUT: {
-            target: 'noAnswer',
-            actions: [{ type: 'recordEnd', params: 'no-answer' }, 'cancel'],
-          },
-        },
         states: {
           placing: {
             invoke: {
@@ -135,6 +130,7 @@ export function createCallMachine(effects: CallEffects) {
                 target: 'sent',
                 actions: [
                   'recordPlaced',
+                  'armRingDeadline',
                   'invite',
                   'emitInitiated',
                   { type: 'countProgress', params: ProgressEvent.Initiated },
@@ -143,7 +139,14 @@ export function createCallMachine(effects: CallEffects) {
               onError: ON_FAILED,
             },
           },
-          sent: {},
+          sent: {
+            after: {
+              RING_TIMEOUT: {
+                target: '#call.noAnswer',
+                actions: [{ type: 'recordEnd', params: 'no-answer' }, 'cancel'],
+              },
+            },
+          },
         },
         on: {
           'call.restored': lost('failed'),
