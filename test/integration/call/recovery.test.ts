@@ -1,8 +1,9 @@
 /**
  * A node dies with a call up: the next node (here a fresh one on the same Postgres and Redis) finds
  * the call's claim expired, sends BYE with the dialog persisted in the call's snapshot and closes the
- * call record, and sends the StatusCallback's `completed` the call still owed. Node A runs as its own
- * process so that it can be killed outright (SIGKILL).
+ * call record, and sends the StatusCallback's `completed` the call still owed; a REST call still
+ * queued on the dead node is restored from its snapshot and placed by the next node. Node A runs as
+ * its own process so that it can be killed outright (SIGKILL).
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -48,12 +49,14 @@ async function api(base: string, path: string, form?: Record<string, string>) {
 }
 
 /** Starts node A as its own process (so that it can be SIGKILLed); resolves once its API answers. */
-async function startNodeA(): Promise<{ base: string; sipPort: number; accountSid: string }> {
+async function startNodeA(
+  env: Record<string, string> = {},
+): Promise<{ base: string; sipPort: number; accountSid: string }> {
   const a = await startServerProcess(ns, {
     entry: 'src',
     admin: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
     host: HOST,
-    env: { CALL_LEASE_SECONDS: LEASE_SECONDS },
+    env: { CALL_LEASE_SECONDS: LEASE_SECONDS, ...env },
   });
   nodeA = a.child;
   return { base: a.base, sipPort: a.sipPort!, accountSid: a.admin.sid };
@@ -162,4 +165,77 @@ describe('recovery of the calls of a node that died', () => {
       ),
     ).toBe(true);
   }, 90_000);
+
+  it('a REST call queued on the dead node is restored by the next node, which places it', async () => {
+    // One call at a time on node A: the second REST call waits in its admission queue.
+    const { base, accountSid } = await startNodeA({ ACCOUNT_MAX_CONCURRENT_CALLS: '1' });
+    hooks.script('/queued-hold', xml('<Pause length="120"/>'));
+    const first = await startSipp({
+      scenario: 'uas-answer-expect-bye.xml',
+      localIp: '127.0.0.3',
+      timeoutSeconds: 60,
+    });
+    const second = await startSipp({
+      scenario: 'uas-answer-expect-bye.xml',
+      localIp: '127.0.0.3',
+      timeoutSeconds: 60,
+    });
+    const place = (port: number) =>
+      api(base, `${API}/Accounts/${accountSid}/Calls.json`, {
+        From: '+15550500010',
+        To: `sip:bob@127.0.0.3:${port}`,
+        Url: `${hooks.origin}/queued-hold`,
+      });
+    const a = await place(first.localPort);
+    const b = await place(second.localPort);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    const [sidA, sidB] = [a.json!.sid as string, b.json!.sid as string];
+    await until(
+      async () => (await api(base, `${API}/Accounts/${accountSid}/Calls/${sidA}.json`)).json?.status,
+      (st) => st === 'in-progress',
+      15_000,
+    );
+    expect((await api(base, `${API}/Accounts/${accountSid}/Calls/${sidB}.json`)).json?.status).toBe('queued');
+    await new Promise((r) => setTimeout(r, 500));
+    await killNodeA();
+
+    // Node B (still sweeping from the first test) ends the answered call and places the queued one.
+    expect((await first.done).errors).toBe('');
+    const get = async (sid: string) =>
+      (await nodeB!.request('GET', `${API}/Accounts/${accountSid}/Calls/${sid}.json`, { auth: nodeB!.admin }))
+        .json;
+    expect(
+      await until(
+        () => get(sidB),
+        (c) => c?.status === 'in-progress',
+        20_000,
+      ),
+    ).toMatchObject({
+      status: 'in-progress',
+      direction: 'outbound-api',
+    });
+    // It is a working call on node B: its markup runs there and the API hangs it up (BYE).
+    await until(
+      () =>
+        hooks
+          .requestsTo('/queued-hold')
+          .filter((q) => new URLSearchParams(q.rawBody.toString()).get('CallSid') === sidB),
+      (l) => l.length > 0,
+      10_000,
+    );
+    const hangup = await nodeB!.request('POST', `${API}/Accounts/${accountSid}/Calls/${sidB}.json`, {
+      auth: nodeB!.admin,
+      form: { Status: 'completed' },
+    });
+    expect(hangup.status).toBe(200);
+    expect((await second.done).errors).toBe('');
+    expect(
+      await until(
+        () => get(sidB),
+        (c) => c?.status === 'completed',
+        10_000,
+      ),
+    ).toMatchObject({ status: 'completed' });
+    expect((await get(sidA))?.status).toBe('completed');
+  }, 120_000);
 });
