@@ -11,8 +11,10 @@ import type { CallApp, CallContext, CallEvent, MarkupTarget } from './call.types
 import type { AppRunner } from './live-effects.js';
 
 interface Running {
-  readonly interpreter: AnyActorRef | null;
+  interpreter: AnyActorRef | null;
   readonly abort: AbortController | null;
+  /** A redirect that came before the interpreter started. */
+  redirect?: MarkupTarget;
   /** The call ended: its app's end is no longer news to it. */
   ended: boolean;
 }
@@ -52,7 +54,26 @@ export class CallApps implements AppRunner {
         .finally(() => done(entry));
       return;
     }
-    const interpreter = this.deps.startInterpreter({
+    const entry: Running = { interpreter: null, abort: null, ended: false };
+    this.running.set(call.sid, entry);
+    // Started after the call actor's transition, not inside its action: an actor is created outside
+    // another actor's action (XState's rule), and the call's state is settled when the markup starts.
+    queueMicrotask(() => {
+      if (this.running.get(call.sid) !== entry || entry.ended) return;
+      const interpreter = this.startInterpreter(call, entry.redirect ? { ...app, ...entry.redirect } : app);
+      entry.interpreter = interpreter;
+      interpreter.subscribe({
+        complete: () => done(entry),
+        error: (err) => {
+          this.deps.logger.error({ err, callSid: call.sid }, 'interpreter failed');
+          done(entry, true);
+        },
+      });
+    });
+  }
+
+  private startInterpreter(call: CallContext, app: Extract<CallApp, { kind: 'markup' }>): AnyActorRef {
+    return this.deps.startInterpreter({
       call: {
         callSid: call.sid,
         accountSid: call.accountSid,
@@ -72,21 +93,13 @@ export class CallApps implements AppRunner {
       answered: app.answered,
       ...(app.whisper ? { whisper: true } : {}),
     });
-    const entry: Running = { interpreter, abort: null, ended: false };
-    this.running.set(call.sid, entry);
-    interpreter.subscribe({
-      complete: () => done(entry),
-      error: (err) => {
-        this.deps.logger.error({ err, callSid: call.sid }, 'interpreter failed');
-        done(entry, true);
-      },
-    });
   }
 
   redirect(sid: string, to: MarkupTarget): boolean {
-    const interpreter = this.running.get(sid)?.interpreter;
-    if (!interpreter) return false;
-    interpreter.send({ type: 'http.redirect', ...to });
+    const entry = this.running.get(sid);
+    if (!entry || entry.abort) return false;
+    if (entry.interpreter) entry.interpreter.send({ type: 'http.redirect', ...to });
+    else entry.redirect = to;
     return true;
   }
 
