@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { MediaSettings } from './media/settings.js';
 import { parseSmppUrl } from './smpp/url.js';
 
 export interface Config {
@@ -52,14 +53,7 @@ export interface Config {
      */
     readonly blockPrivate: boolean;
   };
-  readonly media: {
-    readonly rtpHost: string;
-    readonly rtpPortMin: number;
-    readonly rtpPortMax: number;
-    readonly cacheDir: string;
-    readonly cacheMaxBytes: number;
-    readonly maxDownloadBytes: number;
-  };
+  readonly media: MediaSettings;
   readonly recordings: { readonly dir: string };
   readonly numbers: {
     /** Local number pool of the built-in number provider: comma-separated E.164 ranges/prefixes. */
