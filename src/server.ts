@@ -35,6 +35,7 @@ import { LocalRecordingStorage } from './recordings/storage.js';
 import { PasswordVerifier } from './security/password-verifier.js';
 import { userOf } from './sip/message.js';
 import { SipService } from './sip/service.js';
+import { formatSipAddress } from './sip/sip-uri.js';
 import { SmppCarrierLink } from './smpp/link.js';
 import { parseSmppUrls } from './smpp/url.js';
 import type { ApplicationStore } from './store/application-store.js';
@@ -377,11 +378,11 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
           const org = account ? await accounts.getOrganization(account.organizationSid) : null;
           const [b] = org ? await sipService.registrar.locate(login, org.domainName) : [];
           return b && org
-            ? { requestUri: b.contact, to: { uri: `sip:${login}@${org.domainName}` }, flow: b.flow }
+            ? { requestUri: b.contact, to: { uri: formatSipAddress(login, org.domainName) }, flow: b.flow }
             : null;
         },
         fromUri: (_accountSid, from) =>
-          `sip:${encodeURIComponent(from.replace(/^client:/, ''))}@${config.sip.publicAddress}`,
+          formatSipAddress(from.replace(/^client:/, ''), config.sip.publicAddress),
       });
       closers.push(sipService.legs.onEvent((e) => messenger.onSipEvent(e)));
       sms.useClientMessenger(messenger);

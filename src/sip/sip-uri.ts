@@ -278,6 +278,42 @@ export function parseSipUri(text: string): SipUri {
   return uri;
 }
 
+/**
+ * The lower-case scheme of an absolute URI (`sip`, `tel`, `mailto`, ...), or undefined when the
+ * text does not start with one (RFC 3986 §3.1): what a server checks before answering 416.
+ */
+export function uriScheme(text: string): string | undefined {
+  return SCHEME_RE.exec(text)?.[1]?.toLowerCase();
+}
+
+/**
+ * A proxy or registrar as an operator writes it (a Gateway's `Proxy`): a whole `sip:`/`sips:` URI,
+ * or the short forms `host`, `host:port`, `[v6]:port` (with parameters or not), which stand for
+ * `sip:<text>`.
+ * @throws SipUriError
+ */
+export function parseHostOrSipUri(text: string): SipUri {
+  const scheme = uriScheme(text);
+  return parseSipUri(scheme === 'sip' || scheme === 'sips' ? text : `sip:${text}`);
+}
+
+/**
+ * `sip:[user@]host[:port][;params]` for a host we advertise or were given as plain text (an IPv6
+ * address with or without brackets): the user escaped only where its grammar requires it.
+ * @throws SipUriError when the host, port or a parameter cannot be written in a URI
+ */
+export function formatSipAddress(
+  user: string | undefined,
+  host: string,
+  options: { readonly port?: number | undefined; readonly params?: Record<string, string | null> } = {},
+): string {
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  const uri: SipUri = { scheme: 'sip', host: bare, params: options.params ?? {}, headers: {} };
+  if (user !== undefined) uri.user = user;
+  if (options.port !== undefined) uri.port = options.port;
+  return formatSipUri(uri);
+}
+
 function formatParams(params: Record<string, string | null>): string {
   let out = '';
   for (const [name, value] of Object.entries(params)) {

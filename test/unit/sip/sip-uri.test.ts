@@ -2,12 +2,15 @@ import { describe, expect, it } from 'vitest';
 import {
   formatGenericValue,
   formatNameAddr,
+  formatSipAddress,
   formatSipUri,
+  parseHostOrSipUri,
   parseNameAddr,
   parseSipUri,
   parseUriHeaders,
   type SipUri,
   SipUriError,
+  uriScheme,
 } from '../../../src/sip/sip-uri.js';
 
 const reasonOf = (fn: () => unknown): string => {
@@ -323,5 +326,69 @@ describe('parseNameAddr / formatNameAddr (RFC 3261 §20.10)', () => {
     expect(formatGenericValue('a b')).toBe('"a b"');
     expect(formatGenericValue('')).toBe('""');
     expect(formatGenericValue('say "x"')).toBe('"say \\"x\\""');
+  });
+});
+
+describe('uriScheme (RFC 3986 §3.1)', () => {
+  it.each<[string, string | undefined]>([
+    ['sip:a@b', 'sip'],
+    ['SIPS:a@b', 'sips'],
+    ['tel:+15550100', 'tel'],
+    ['mailto:a@b', 'mailto'],
+    ['urn+x.y-z:1', 'urn+x.y-z'],
+    ['1sip:a@b', undefined],
+    ['no scheme', undefined],
+    ['', undefined],
+  ])('%s → %s', (text, scheme) => {
+    expect(uriScheme(text)).toBe(scheme);
+  });
+});
+
+describe('parseHostOrSipUri', () => {
+  it.each<[string, Partial<SipUri>]>([
+    ['gw.example.com', { scheme: 'sip', host: 'gw.example.com' }],
+    [
+      'gw.example.com:5080;transport=tcp',
+      { host: 'gw.example.com', port: 5080, params: { transport: 'tcp' } },
+    ],
+    ['[2001:db8::1]:5060', { host: '2001:db8::1', port: 5060 }],
+    ['127.0.0.2', { host: '127.0.0.2' }],
+    ['trunk@gw.example.com', { user: 'trunk', host: 'gw.example.com' }],
+    ['sips:gw.example.com', { scheme: 'sips', host: 'gw.example.com' }],
+    ['SIP:gw.example.com:5062', { scheme: 'sip', port: 5062 }],
+  ])('%s', (text, expected) => {
+    expect(parseHostOrSipUri(text)).toMatchObject(expected);
+  });
+
+  it.each([
+    'not a host!',
+    'tel:+15550100',
+    '2001:db8::1',
+    'gw.example.com:99999',
+    '',
+  ])('refuses %j', (text) => {
+    expect(() => parseHostOrSipUri(text)).toThrow(SipUriError);
+  });
+});
+
+describe('formatSipAddress', () => {
+  it('escapes the user only where its grammar needs it and brackets IPv6 hosts', () => {
+    expect(formatSipAddress('+15550100001', 'sip.example.com')).toBe('sip:+15550100001@sip.example.com');
+    expect(formatSipAddress('a b:c@d', '203.0.113.7', { port: 5080 })).toBe(
+      'sip:a%20b%3Ac%40d@203.0.113.7:5080',
+    );
+    expect(formatSipAddress('alice', '2001:db8::1', { port: 5060 })).toBe('sip:alice@[2001:db8::1]:5060');
+    expect(formatSipAddress('alice', '[2001:db8::1]')).toBe('sip:alice@[2001:db8::1]');
+    expect(formatSipAddress(undefined, 'gw.example.com', { port: 5080, params: { transport: 'tcp' } })).toBe(
+      'sip:gw.example.com:5080;transport=tcp',
+    );
+  });
+
+  it('refuses what no URI can hold', () => {
+    expect(reasonOf(() => formatSipAddress('a', 'bad host'))).toBe('invalid host');
+    expect(reasonOf(() => formatSipAddress('a', 'h.example.com', { port: 0 }))).toBe(
+      'port must be 1 to 65535',
+    );
+    expect(reasonOf(() => formatSipAddress('', 'h.example.com'))).toBe('empty user');
   });
 });

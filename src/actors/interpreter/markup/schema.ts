@@ -3,6 +3,7 @@
  * https://www.twilio.com/docs/voice/twiml). Each verb file under `verbs/` declares its attributes with
  * these specs; the parser coerces raw attribute strings with `coerceAttribute`.
  */
+import { AddressError, AddressKind, parseAddress } from '../../../numbers/address.js';
 
 /** How one attribute is validated and what it defaults to. */
 export type AttrSpec =
@@ -129,7 +130,19 @@ export function coerceAttribute(spec: AttrSpec, raw: string): { value: AttrValue
 
 const NUMBER_TEXT = /^\+?[0-9*#wW()\-. ]{1,64}$/;
 const IDENTIFIER_TEXT = /^[A-Za-z0-9_.@+:-]{1,128}$/;
-const SIP_URI_TEXT = /^sips?:[^\s<>"]{1,1024}$/i;
+const SIP_URI_MAX = 1024;
+
+/** A `<Sip>` target is what the SIP routing policy will dial: a sip:/sips: URI as address.ts reads it. */
+function isSipTarget(text: string): boolean {
+  if (text.length > SIP_URI_MAX) return false;
+  try {
+    parseAddress(text, { field: 'Sip', accept: [AddressKind.Sip] });
+    return true;
+  } catch (e) {
+    if (e instanceof AddressError) return false;
+    throw e;
+  }
+}
 
 /** Validates a verb's text; returns the reason it is unusable, or null. */
 export function checkText(spec: TextSpec, text: string): string | null {
@@ -143,7 +156,7 @@ export function checkText(spec: TextSpec, text: string): string | null {
     case 'identifier':
       return IDENTIFIER_TEXT.test(text) ? null : 'not a valid client name';
     case 'sip-uri':
-      return SIP_URI_TEXT.test(text) ? null : 'not a sip: or sips: URI';
+      return isSipTarget(text) ? null : 'not a sip: or sips: URI';
   }
 }
 

@@ -5,7 +5,7 @@ import {
   REJECT_SIP_STATUS,
   SCHEMAS,
   type VerbNode,
-} from '../../../../src/actors/interpreter/markup/index.js';
+} from '../../../../../src/actors/interpreter/markup/index.js';
 
 function one(inner: string): { node: VerbNode | undefined; diagnostics: readonly Diagnostic[] } {
   const r = parseMarkup(`<Response>${inner}</Response>`);
@@ -299,6 +299,25 @@ describe('Dial', () => {
       ['bad-text', 'Client'],
       ['invalid-verb', 'Dial'],
     ]);
+  });
+  it('a Sip noun is checked by the rule the SIP routing policy dials by (src/numbers/address.ts)', () => {
+    const sipText = (uri: string) => one(`<Dial><Sip>${uri}</Sip></Dial>`).node?.children[0]?.text;
+    expect(sipText('sip:bob@example.com:5060;transport=tcp?X-Ref=1')).toBe(
+      'sip:bob@example.com:5060;transport=tcp?X-Ref=1',
+    );
+    expect(sipText('SIPS:bob@[2001:db8::1]')).toBe('SIPS:bob@[2001:db8::1]');
+    for (const bad of [
+      'sip:a@b@c',
+      'sip:bob@',
+      'sip:bob@h:99999',
+      'tel:+15550100001',
+      `sip:${'a'.repeat(1020)}@h`,
+    ]) {
+      expect(one(`<Dial><Sip>${bad}</Sip></Dial>`).diagnostics.map((d) => [d.reason, d.verb])[0]).toEqual([
+        'bad-text',
+        'Sip',
+      ]);
+    }
   });
   it('a Conference mixed with other nouns makes the Dial invalid (skipped)', () => {
     const { node, diagnostics } = one('<Dial><Conference>r</Conference><Number>+1555</Number></Dial>');
