@@ -1,14 +1,18 @@
 /** SMS markup runner with fake webhook client, stores and senders. */
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { MAX_SMS_REDIRECTS, runSmsMarkup, type SmsMarkupDeps } from '../../../src/actors/sms/sms-markup.js';
-import { toE164 } from '../../../src/actors/sms/sms-service.js';
-import { AppError } from '../../../src/errors.js';
-import type { NotifyInput } from '../../../src/notifications/notifier.js';
-import type { Account } from '../../../src/store/account-store.js';
-import type { IncomingNumber } from '../../../src/store/number-store.js';
-import type { SmsMessage } from '../../../src/store/sms-store.js';
-import type { WebhookRequest, WebhookResult } from '../../../src/webhooks/index.js';
+import {
+  MAX_SMS_REDIRECTS,
+  runSmsMarkup,
+  type SmsMarkupDeps,
+} from '../../../../src/actors/sms/sms-markup.js';
+import { toE164 } from '../../../../src/actors/sms/sms-service.js';
+import { AppError } from '../../../../src/errors.js';
+import type { NotifyInput } from '../../../../src/notifications/notifier.js';
+import type { Account } from '../../../../src/store/account-store.js';
+import type { IncomingNumber } from '../../../../src/store/number-store.js';
+import type { SmsMessage } from '../../../../src/store/sms-store.js';
+import type { WebhookRequest, WebhookResult } from '../../../../src/webhooks/index.js';
 
 const account = { sid: 'AC1', authToken: 'token' } as Account;
 const number = {

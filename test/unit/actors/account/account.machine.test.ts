@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { accountMachine, snapshotAt, statusOf } from '../../../src/actors/account/account.machine.js';
+import { accountMachine, snapshotAt, statusOf } from '../../../../src/actors/account/account.machine.js';
 
 const start = (
   status: 'uninitialized' | 'active' | 'suspended' | 'closed',

@@ -2,15 +2,15 @@
 
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
-import { smsMachine, statusOf } from '../../../src/actors/sms/sms.machine.js';
+import { smsMachine, statusOf } from '../../../../src/actors/sms/sms.machine.js';
 import type {
   SendFailure,
   SendInput,
   SendOutput,
   SmsInput,
   SmsStatusChanged,
-} from '../../../src/actors/sms/sms.types.js';
-import type { SmsStatus } from '../../../src/store/sms-store.js';
+} from '../../../../src/actors/sms/sms.types.js';
+import type { SmsStatus } from '../../../../src/store/sms-store.js';
 
 const base: SmsInput = {
   sid: 'SM00000000000000000000000000000001',

@@ -1,7 +1,7 @@
 /** SipClientMessenger on a fake SIP port: MESSAGE built from the registered contact, result by requestId. */
 import { describe, expect, it } from 'vitest';
-import { SipClientMessenger } from '../../../src/actors/sms/client-messenger.js';
-import type { OutboundMessage } from '../../../src/sip/port.js';
+import { SipClientMessenger } from '../../../../src/actors/sms/client-messenger.js';
+import type { OutboundMessage } from '../../../../src/sip/port.js';
 
 const delivery = {
   messageSid: 'SM1',
