@@ -128,15 +128,17 @@ export function coerceAttribute(spec: AttrSpec, raw: string): { value: AttrValue
   }
 }
 
-const NUMBER_TEXT = /^\+?[0-9*#wW()\-. ]{1,64}$/;
 const IDENTIFIER_TEXT = /^[A-Za-z0-9_.@+:-]{1,128}$/;
 const SIP_URI_MAX = 1024;
+const NUMBER_FORMS = [AddressKind.E164, AddressKind.ShortCode, AddressKind.Digits];
 
-/** A `<Sip>` target is what the SIP routing policy will dial: a sip:/sips: URI as address.ts reads it. */
-function isSipTarget(text: string): boolean {
-  if (text.length > SIP_URI_MAX) return false;
+/**
+ * A `<Number>` or `<Sip>` target is what the SIP routing policy will dial, read by the same parser
+ * (src/numbers/address.ts): a number it refuses is skipped here rather than failing the leg later.
+ */
+function isDialable(text: string, accept: readonly AddressKind[]): boolean {
   try {
-    parseAddress(text, { field: 'Sip', accept: [AddressKind.Sip] });
+    parseAddress(text, { field: 'text', accept });
     return true;
   } catch (e) {
     if (e instanceof AddressError) return false;
@@ -152,11 +154,13 @@ export function checkText(spec: TextSpec, text: string): string | null {
     case 'url':
       return coerceAttribute({ type: 'url', default: null }, text) ? null : 'not an http(s) URL';
     case 'number':
-      return NUMBER_TEXT.test(text) && /\d/.test(text) ? null : 'not a phone number';
+      return isDialable(text, NUMBER_FORMS) ? null : 'not a phone number';
     case 'identifier':
       return IDENTIFIER_TEXT.test(text) ? null : 'not a valid client name';
     case 'sip-uri':
-      return isSipTarget(text) ? null : 'not a sip: or sips: URI';
+      return text.length <= SIP_URI_MAX && isDialable(text, [AddressKind.Sip])
+        ? null
+        : 'not a sip: or sips: URI';
   }
 }
 

@@ -300,6 +300,19 @@ describe('Dial', () => {
       ['invalid-verb', 'Dial'],
     ]);
   });
+  it('a Number noun or Dial text is checked by the rule the SIP routing policy dials by', () => {
+    const numberText = (n: string) => one(`<Dial><Number>${n}</Number></Dial>`).node?.children[0]?.text;
+    expect(numberText('+15550100001')).toBe('+15550100001');
+    expect(numberText('123')).toBe('123');
+    expect(numberText('011441234')).toBe('011441234');
+    expect(one('<Dial>+442079460000</Dial>').node?.text).toBe('+442079460000');
+    for (const bad of ['+1 (555) 010-0001', '555-0100', '+99912345678', '12w34', '#']) {
+      expect(one(`<Dial><Number>${bad}</Number></Dial>`).diagnostics[0]).toMatchObject({
+        reason: 'bad-text',
+        verb: 'Number',
+      });
+    }
+  });
   it('a Sip noun is checked by the rule the SIP routing policy dials by (src/numbers/address.ts)', () => {
     const sipText = (uri: string) => one(`<Dial><Sip>${uri}</Sip></Dial>`).node?.children[0]?.text;
     expect(sipText('sip:bob@example.com:5060;transport=tcp?X-Ref=1')).toBe(
