@@ -20,7 +20,8 @@
  * message saying to URL-encode it, because that is the mistake behind it every time.
  */
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { parseNameAddr, parseSipUri, parseUriHeaders, type SipUri, SipUriError } from '../sip/sip-uri.js';
+import { parseNameAddr } from '../sip/name-addr.js';
+import { parseSipUri, parseUriHeaders, type SipUri, SipUriError } from '../sip/sip-uri.js';
 
 /** The forms an address takes. */
 export const AddressKind = {
