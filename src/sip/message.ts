@@ -154,7 +154,10 @@ export function sipUriOf(u: StackUri | string | undefined): SipUri | undefined {
   }
 }
 
-/** Our model as the package's URI object, for its resolver (which reads scheme, host, port, transport). */
+/**
+ * Our model as the package's URI object, for its resolver only (it reads scheme, host, port and
+ * transport); never serialized, since the host is unbracketed and the user unescaped.
+ */
 export function stackUriOf(uri: SipUri): StackUri {
   const out: StackUri = {
     schema: uri.scheme,
