@@ -6,6 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { MediaSettings } from './media/settings.js';
+import { formatSipAddress, SipUriError } from './sip/sip-uri.js';
 import { parseSmppUrl } from './smpp/url.js';
 
 export interface Config {
@@ -52,14 +54,7 @@ export interface Config {
      */
     readonly blockPrivate: boolean;
   };
-  readonly media: {
-    readonly rtpHost: string;
-    readonly rtpPortMin: number;
-    readonly rtpPortMax: number;
-    readonly cacheDir: string;
-    readonly cacheMaxBytes: number;
-    readonly maxDownloadBytes: number;
-  };
+  readonly media: MediaSettings;
   readonly recordings: { readonly dir: string };
   readonly numbers: {
     /** Local number pool of the built-in number provider: comma-separated E.164 ranges/prefixes. */
@@ -219,6 +214,13 @@ export function loadConfig(env: Env = process.env): Config {
       callLeaseMs: int(env, 'CALL_LEASE_SECONDS', 30, 3, 3600) * 1000,
     },
   };
+  // Via, Contact and SDP carry it: a value no SIP URI can hold would fail every call, not the start.
+  try {
+    formatSipAddress(undefined, config.sip.publicAddress);
+  } catch (e) {
+    if (!(e instanceof SipUriError)) throw e;
+    throw new ConfigError(`SIP_PUBLIC_ADDRESS must be a host name or an IP address (${e.reason})`);
+  }
   if (config.media.rtpPortMin > config.media.rtpPortMax) {
     throw new ConfigError('RTP_PORT_MIN must not be greater than RTP_PORT_MAX');
   }

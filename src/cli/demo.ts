@@ -142,7 +142,9 @@ async function main() {
     // The IVR's port may differ from the last run's: point the application at this run's server.
     await api(`Applications/${existing.voiceApplicationSid}`, { RcmlUrl: rcmlUrl });
   }
-  const sip = server.sip ? `${config.sip.host}:${server.sip.stack.port}` : null;
+  // host:port as a SIP URI writes it (an IPv6 host in brackets), so the try-it block can read it back.
+  const sipHost = config.sip.host.includes(':') ? `[${config.sip.host}]` : config.sip.host;
+  const sip = server.sip ? `${sipHost}:${server.sip.stack.port}` : null;
   console.log(`
 Switchboard demo is running at ${base}
   Super Admin : ${admin.emailAddress} / ${env.ADMIN_PASSWORD}  (sid ${admin.sid})

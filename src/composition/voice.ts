@@ -25,6 +25,7 @@ import { MediaEngine } from '../media/media-engine.js';
 import type { Metrics } from '../metrics/prometheus.js';
 import { userOf } from '../sip/message.js';
 import { SipService } from '../sip/service.js';
+import { formatSipAddress } from '../sip/sip-uri.js';
 import { RedisCallAdmission } from '../store/redis/call-admission.js';
 import { RedisRegistrationStore } from '../store/redis/registration-store.js';
 import type { WebhookClient } from '../webhooks/index.js';
@@ -192,11 +193,11 @@ export async function composeVoice(
         const org = account ? await accounts.getOrganization(account.organizationSid) : null;
         const [b] = org ? await sipService.registrar.locate(login, org.domainName) : [];
         return b && org
-          ? { requestUri: b.contact, to: { uri: `sip:${login}@${org.domainName}` }, flow: b.flow }
+          ? { requestUri: b.contact, to: { uri: formatSipAddress(login, org.domainName) }, flow: b.flow }
           : null;
       },
       fromUri: (_accountSid, from) =>
-        `sip:${encodeURIComponent(from.replace(/^client:/, ''))}@${config.sip.publicAddress}`,
+        formatSipAddress(from.replace(/^client:/, ''), config.sip.publicAddress),
     });
     lifecycle.onClose(sipService.legs.onEvent((e) => messenger.onSipEvent(e)));
     sms.useClientMessenger(messenger);

@@ -12,19 +12,10 @@ import type {
   PlaySource,
   RecordOptions,
 } from './port.js';
+import type { MediaSettings, PlayUrlPolicy } from './settings.js';
 
 /** Settings the engine receives once, before it reports `ready`. */
-export interface EngineSettings {
-  readonly rtpHost: string;
-  readonly rtpPortMin: number;
-  readonly rtpPortMax: number;
-  readonly cacheDir: string;
-  readonly cacheMaxBytes: number;
-  readonly maxDownloadBytes: number;
-  /** Play URLs to loopback and private addresses are refused too (metadata addresses always are). */
-  readonly blockPrivateUrls: boolean;
-  /** Total time allowed to download a Play URL (default 10 s). */
-  readonly urlTimeoutMs?: number;
+export interface EngineSettings extends MediaSettings, PlayUrlPolicy {
   /** Where recordings are written while they run (handed to the main process when done). */
   readonly spoolDir: string;
   readonly logLevel: string;

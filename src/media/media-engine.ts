@@ -26,30 +26,17 @@ import type {
   PlaySource,
   RecordOptions,
 } from './port.js';
+import type { MediaSettings, PlayUrlPolicy } from './settings.js';
 
-/** What the engine needs from `config.media` (src/config.ts). */
-export interface MediaSettings {
-  readonly rtpHost: string;
-  readonly rtpPortMin: number;
-  readonly rtpPortMax: number;
-  readonly cacheDir: string;
-  readonly cacheMaxBytes: number;
-  readonly maxDownloadBytes: number;
-}
-
-/** Construction options of `MediaEngine`. */
-export interface MediaEngineOptions {
+/**
+ * Construction options of `MediaEngine`: `media` is `config.media`; the Play URL policy defaults to
+ * private addresses allowed (pass `config.webhooks.blockPrivate`, `WEBHOOK_BLOCK_PRIVATE`) and a
+ * 10 s limit; link-local and metadata addresses are always refused.
+ */
+export interface MediaEngineOptions extends Partial<PlayUrlPolicy> {
   readonly media: MediaSettings;
   readonly storage: RecordingStorage;
   readonly logger: Logger;
-  /**
-   * Refuse Play URLs that resolve to loopback or private addresses (pass
-   * `config.webhooks.blockPrivate`, `WEBHOOK_BLOCK_PRIVATE`); link-local/metadata addresses are
-   * always refused. Default false.
-   */
-  readonly blockPrivateUrls?: boolean;
-  /** Total time allowed to fetch a Play URL, headers and body (default 10 000 ms). */
-  readonly urlTimeoutMs?: number;
   /** Engine log level (default: the logger's level). */
   readonly engineLogLevel?: string;
   /** Spool directory for running recordings (default `<cacheDir>/spool`). */

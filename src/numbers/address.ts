@@ -14,11 +14,14 @@
  *   `?Header=value&...` (spec §Calls: they become SIP headers).
  * - `sip:`/`sips:`: a URI that src/sip/sip-uri.ts accepts; `tel:` is not an address form.
  *
+ * The presentation of a stored number (its FriendlyName, local or toll-free) lives here too.
+ *
  * A value that is a number whose `+` arrived as a space (a form body with an unencoded `+`) gets a
  * message saying to URL-encode it, because that is the mistake behind it every time.
  */
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { parseNameAddr, parseSipUri, parseUriHeaders, type SipUri, SipUriError } from '../sip/sip-uri.js';
+import { parseNameAddr } from '../sip/name-addr.js';
+import { parseSipUri, parseUriHeaders, type SipUri, SipUriError } from '../sip/sip-uri.js';
 
 /** The forms an address takes. */
 export const AddressKind = {
@@ -84,6 +87,19 @@ export function isE164(value: string): boolean {
 /** True for a short code: 3 to 8 digits. */
 export function isShortCode(value: string): boolean {
   return SHORT_CODE.test(value);
+}
+
+const NANP_TOLL_FREE = new Set(['800', '833', '844', '855', '866', '877', '888']);
+
+/** `local` or `tollfree` as the number shows it (NANP toll-free area codes); mobile is chosen at purchase. */
+export function numberTypeOf(e164: string): 'local' | 'tollfree' {
+  return e164.startsWith('+1') && NANP_TOLL_FREE.has(e164.slice(2, 5)) ? 'tollfree' : 'local';
+}
+
+/** The default FriendlyName: `(555) 123-4567` for NANP numbers, the E.164 form otherwise. */
+export function formatNumber(e164: string): string {
+  const m = /^\+1(\d{3})(\d{3})(\d{4})$/.exec(e164);
+  return m ? `(${m[1]}) ${m[2]}-${m[3]}` : e164;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { ConfigError } from '../config.js';
-import { isE164 } from './e164.js';
+import { isE164 } from './address.js';
 
 export interface NumberRequest {
   /** An exact E.164 number, or… */

@@ -4,7 +4,7 @@
  * side, in-dialog request building with CSeq rules, the ACK for a 2xx, and request matching.
  */
 import type { StackRouteEntry } from 'sip';
-import { formatUri, newBranch, type SipRequest, type SipResponse, tagOf } from './message.js';
+import { newBranch, type SipRequest, type SipResponse, tagOf, wireUri } from './message.js';
 import type { Flow } from './transport.js';
 
 export interface DialogParty {
@@ -41,7 +41,7 @@ export function persistedDialog(d: Dialog): PersistedDialog {
   return rest;
 }
 
-const routeUri = (r: StackRouteEntry): string => (typeof r.uri === 'string' ? r.uri : formatUri(r.uri));
+const routeUri = (r: StackRouteEntry): string => wireUri(r.uri);
 
 function contactOf(m: SipRequest | SipResponse): string | null {
   const c = m.headers.contact;

@@ -22,7 +22,8 @@ import {
   RegistrationState,
   registrationStateOf,
 } from './gateway-registration.machine.js';
-import { newCallId, newTag, parseUri, type SipRequest, type SipResponse } from './message.js';
+import { newCallId, newTag, type SipRequest, type SipResponse, sipUriOf } from './message.js';
+import { formatSipAddress, parseHostOrSipUri, type SipUri, SipUriError } from './sip-uri.js';
 import type { SipStack } from './stack.js';
 
 type RegistrationActor = Actor<typeof gatewayRegistrationMachine>;
@@ -38,16 +39,21 @@ export function gatewayTarget(g: Pick<Gateway, 'proxy' | 'userName'>): {
   readonly aor: string;
   readonly transport: 'UDP' | 'TCP';
 } | null {
-  const text = /^sips?:/i.test(g.proxy) ? g.proxy : `sip:${g.proxy}`;
-  const uri = parseUri(text);
-  if (!uri?.host) return null;
-  const host = uri.host.includes(':') && !uri.host.startsWith('[') ? `[${uri.host}]` : uri.host;
-  const hostPort = uri.port ? `${host}:${uri.port}` : host;
+  let uri: SipUri;
+  try {
+    uri = parseHostOrSipUri(g.proxy);
+  } catch (e) {
+    if (e instanceof SipUriError) return null;
+    throw e;
+  }
+  if (uri.scheme === 'tel') return null;
   const transport = uri.params.transport?.toLowerCase() === 'tcp' ? 'TCP' : 'UDP';
-  const user = encodeURIComponent(g.userName ?? 'switchboard');
   return {
-    registrar: `sip:${hostPort}${transport === 'TCP' ? ';transport=tcp' : ''}`,
-    aor: `sip:${user}@${host}`,
+    registrar: formatSipAddress(undefined, uri.host, {
+      port: uri.port,
+      params: transport === 'TCP' ? { transport: 'tcp' } : {},
+    }),
+    aor: formatSipAddress(g.userName || 'switchboard', uri.host),
     transport,
   };
 }
@@ -184,9 +190,10 @@ export class GatewayRegistrations {
     const g = this.actors.get(input.gatewaySid)?.gateway;
     const target = g && gatewayTarget(g);
     if (!g || !target) return { status: 0, reason: 'gateway gone', expires: 0, nextCseq: input.cseq };
-    const contactUri = `sip:${encodeURIComponent(g.userName ?? 'switchboard')}@${this.contactHost()}:${this.stack.port}${
-      target.transport === 'TCP' ? ';transport=tcp' : ''
-    }`;
+    const contactUri = formatSipAddress(g.userName || 'switchboard', this.stack.host, {
+      port: this.stack.port,
+      params: target.transport === 'TCP' ? { transport: 'tcp' } : {},
+    });
     const request: SipRequest = {
       method: 'REGISTER',
       uri: target.registrar,
@@ -232,20 +239,15 @@ export class GatewayRegistrations {
       );
     });
   }
-
-  private contactHost(): string {
-    const h = this.stack.host;
-    return h.includes(':') && !h.startsWith('[') ? `[${h}]` : h;
-  }
 }
 
 /** The expiry the registrar granted (RFC 3261 §10.2.4): our Contact's `expires`, else Expires, else asked. */
 function grantedExpires(rs: SipResponse, contactUri: string, requested: number): number {
-  const ours = parseUri(contactUri);
+  const ours = sipUriOf(contactUri);
   const contacts = Array.isArray(rs.headers.contact) ? rs.headers.contact : [];
   for (const c of contacts) {
     if (contacts.length === 1 && Number.isFinite(Number(c.params?.expires))) return Number(c.params.expires);
-    const u = typeof c.uri === 'string' ? parseUri(c.uri) : undefined;
+    const u = typeof c.uri === 'string' ? sipUriOf(c.uri) : undefined;
     const e = Number(c.params?.expires);
     if (u && ours && u.host === ours.host && (u.port ?? 5060) === (ours.port ?? 5060) && Number.isFinite(e))
       return e;

@@ -18,7 +18,15 @@ import {
   uasDialog,
 } from './dialog.js';
 import { retryWithCredentials } from './digest.js';
-import { headerText, newCallId, newTag, type SipRequest, type SipResponse, tagOf, uriOf } from './message.js';
+import {
+  headerText,
+  newCallId,
+  newTag,
+  type SipRequest,
+  type SipResponse,
+  sipUriOf,
+  tagOf,
+} from './message.js';
 import {
   type InboundInvite,
   type OutboundMessage,
@@ -28,6 +36,7 @@ import {
   type SipPort,
   TERMINAL_SIP_EVENTS,
 } from './port.js';
+import { formatSipAddress } from './sip-uri.js';
 import type { ClientRequest, SipStack } from './stack.js';
 import { retransmitInterval, SipTimers } from './timers.js';
 import type { Flow } from './transport.js';
@@ -190,9 +199,12 @@ export class SipLegs implements SipPort {
   }
 
   private contactFor(legId: string, flow: Flow | null, requestUri?: string): string {
-    const transport = flow?.protocol ?? (/;transport=tcp/i.test(requestUri ?? '') ? 'TCP' : 'UDP');
-    const suffix = transport === 'UDP' ? '' : `;transport=${transport.toLowerCase()}`;
-    return `sip:${legId}@${this.stack.host}:${this.stack.port}${suffix}`;
+    const byUri = requestUri === undefined ? undefined : sipUriOf(requestUri)?.params.transport;
+    const transport = flow?.protocol ?? (byUri?.toLowerCase() === 'tcp' ? 'TCP' : 'UDP');
+    return formatSipAddress(legId, this.stack.host, {
+      port: this.stack.port,
+      params: transport === 'UDP' ? {} : { transport: transport.toLowerCase() },
+    });
   }
 
   dialogOf(legId: string): Dialog | null {
@@ -690,7 +702,7 @@ function nameAddr(p: Party, params: Record<string, string>): StackNameAddr {
 
 function party(na: StackNameAddr): Party {
   const name = na.name?.replace(/^"|"$/g, '');
-  return name ? { uri: uriOf(na), displayName: name } : { uri: uriOf(na) };
+  return name ? { uri: na.uri, displayName: name } : { uri: na.uri };
 }
 
 function lowerKeys(h: Readonly<Record<string, string>> | undefined): Record<string, string> {
@@ -706,8 +718,8 @@ function fallbackDialog(sent: SipRequest, rs: SipResponse, contact: string, flow
     callId: sent.headers['call-id'],
     localTag: tagOf(sent.headers.from) ?? '',
     remoteTag: tagOf(rs.headers.to) ?? '',
-    local: { uri: uriOf(sent.headers.from) },
-    remote: { uri: uriOf(rs.headers.to) },
+    local: { uri: sent.headers.from.uri },
+    remote: { uri: rs.headers.to.uri },
     localCseq: sent.headers.cseq.seq,
     remoteCseq: null,
     routeSet: [],

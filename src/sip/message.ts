@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { StackHeaders, StackMessage, StackNameAddr, StackUri } from 'sip';
 import * as stack from 'sip';
-import { parseSipUri, SipUriError } from './sip-uri.js';
+import { parseSipUri, type SipUri, SipUriError } from './sip-uri.js';
 
 export type { StackHeaders as SipHeaders, StackNameAddr as NameAddr, StackUri };
 
@@ -130,28 +130,47 @@ export const tagOf = (na: StackNameAddr | undefined): string | undefined => {
   return typeof t === 'string' ? t : undefined;
 };
 
-/** The URI inside a name-addr header value (e.g. From) as text. */
-export const uriOf = (na: StackNameAddr): string => stack.stringifyUri(na.uri);
-
-export const parseUri = (s: string): StackUri | undefined => {
-  try {
-    return stack.parseUri(s);
-  } catch {
-    return undefined;
-  }
-};
-export const formatUri = (u: StackUri | string): string => stack.stringifyUri(u);
 export const formatMessage = (m: StackMessage): string => stack.stringify(cloneMessage(m));
 
+// URIs. Our code reads and writes URIs only as src/sip/sip-uri.ts models and texts. The package
+// keeps From, To and Contact URIs as text, but parses Route and Record-Route entries into its own
+// objects (undefined where its grammar fails) and resolves next hops from such an object (RFC 3263);
+// the three functions below are the one place where the two meet.
+
+/** A URI of a parsed message as it stood on the wire (text, or the package's object re-serialized). */
+export const wireUri = (u: StackUri | string): string => stack.stringifyUri(u);
+
 /**
- * `user` part of a SIP URI, unescaped; undefined for URIs without one or that src/sip/sip-uri.ts
- * refuses (the one URI grammar REST, routing and the registrar agree on).
+ * A URI of a message (text, or the package's object, or nothing where the package's grammar failed)
+ * as our model; undefined when there is none or sip-uri.ts refuses it.
  */
-export function userOf(uri: string): string | undefined {
+export function sipUriOf(u: StackUri | string | undefined): SipUri | undefined {
+  if (u === undefined) return undefined;
   try {
-    return parseSipUri(uri).user || undefined;
+    return parseSipUri(wireUri(u));
   } catch (e) {
     if (e instanceof SipUriError) return undefined;
     throw e;
   }
+}
+
+/**
+ * Our model as the package's URI object, for its resolver only (it reads scheme, host, port and
+ * transport); never serialized, since the host is unbracketed and the user unescaped.
+ */
+export function stackUriOf(uri: SipUri): StackUri {
+  const out: StackUri = {
+    schema: uri.scheme,
+    host: uri.host,
+    params: { ...uri.params },
+    headers: { ...uri.headers },
+  };
+  if (uri.user !== undefined) out.user = uri.user;
+  if (uri.port !== undefined) out.port = uri.port;
+  return out;
+}
+
+/** `user` part of a SIP or tel URI, unescaped; undefined for URIs without one or that sip-uri.ts refuses. */
+export function userOf(uri: string): string | undefined {
+  return sipUriOf(uri)?.user || undefined;
 }

@@ -10,7 +10,7 @@ import type { StackAuth, StackNameAddr } from 'sip';
 import type { ClientStore, DigestSubject } from '../store/client-store.js';
 import type { Binding, RegistrationStore } from '../store/registration-store.js';
 import { challengeHeader, issueNonce, readCredentials, responseMatches, verifyNonce } from './digest.js';
-import { headerText, parseUri, type SipRequest, userOf } from './message.js';
+import { headerText, type SipRequest, sipUriOf } from './message.js';
 import type { SipStack } from './stack.js';
 import { RegistrarLimits } from './timers.js';
 import type { Flow } from './transport.js';
@@ -136,10 +136,11 @@ export class Registrar {
   }
 
   private async register(rq: SipRequest, flow: Flow): Promise<void> {
-    const toUri = parseUri(typeof rq.headers.to.uri === 'string' ? rq.headers.to.uri : '');
-    const login = userOf(typeof rq.headers.to.uri === 'string' ? rq.headers.to.uri : '');
+    const toUri = sipUriOf(rq.headers.to.uri);
+    const login = toUri?.user;
     // An address of record must be a SIP URI with a user (RFC 3261 §10.3 step 3; RFC 4475 unksm2).
-    if (!toUri || !login) return void this.stack.respond(rq, 400, { reason: 'Bad Address Of Record' });
+    if (!toUri || toUri.scheme === 'tel' || !login)
+      return void this.stack.respond(rq, 400, { reason: 'Bad Address Of Record' });
     const domain = this.domainOf(toUri.host);
     const auth = await this.authenticate(rq, domain);
     if (!auth.ok) return;
@@ -227,5 +228,6 @@ function sourceOf(rq: SipRequest): string {
 
 function contactUri(c: StackNameAddr): string | null {
   const uri = typeof c.uri === 'string' ? c.uri : null;
-  return uri && parseUri(uri) ? uri : null;
+  const parsed = uri === null ? undefined : sipUriOf(uri);
+  return parsed && parsed.scheme !== 'tel' ? uri : null;
 }

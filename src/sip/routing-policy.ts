@@ -52,7 +52,8 @@ import {
 } from '../numbers/address.js';
 import { compileTenantPattern, type TenantPattern, TenantPatternError } from '../security/tenant-pattern.js';
 import type { MultiProviderConfig, OutboundProxy } from '../store/profile-store.js';
-import { formatGenericValue, formatSipUri, parseSipUri, type SipUri, SipUriError } from './sip-uri.js';
+import { formatGenericValue } from './name-addr.js';
+import { formatSipUri, parseSipUri, type SipUri, SipUriError } from './sip-uri.js';
 
 /** A call's destination, as given in To (spec §Calls) or a Dial noun. */
 export type CallTarget =

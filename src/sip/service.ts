@@ -11,7 +11,7 @@ import type { RegistrationStore } from '../store/registration-store.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import { GatewayRegistrations, gatewayTarget } from './gateways.js';
 import { SipLegs } from './legs.js';
-import { ALLOW_HEADER, parseUri, type SipRequest, tagOf } from './message.js';
+import { ALLOW_HEADER, type SipRequest, sipUriOf, tagOf } from './message.js';
 import type { InboundInvite } from './port.js';
 import { Registrar } from './registrar.js';
 import { SipStack, type StackOptions } from './stack.js';
@@ -83,10 +83,8 @@ export class SipService {
   /** Why the target policy refuses a gateway's `Proxy` (host[:port] or a SIP URI), or null. */
   async checkGatewayProxy(proxy: string): Promise<string | null> {
     const target = gatewayTarget({ proxy, userName: null });
-    if (target) return this.stack.checkDestination(target.registrar);
-    // Not a URI we can send to (an IPv6 literal, say): its host is still judged as written.
-    const host = /^(?:sips?:)?(?:[^@]*@)?(\[[^\]]*\]|[^:;]+)/i.exec(proxy)?.[1];
-    return host ? this.stack.checkHost(host) : null;
+    // Not a SIP address at all: nothing will ever be sent to it (the REST layer refuses it first).
+    return target ? this.stack.checkDestination(target.registrar) : null;
   }
 
   get bound(): BoundPorts | null {
@@ -175,7 +173,8 @@ export class SipService {
    * request was answered (challenged or refused).
    */
   private async clientOf(rq: SipRequest): Promise<InboundInvite['client'] | false> {
-    const fromHost = parseUri(typeof rq.headers.from.uri === 'string' ? rq.headers.from.uri : '')?.host;
+    const from = sipUriOf(rq.headers.from.uri);
+    const fromHost = from?.scheme === 'tel' ? undefined : from?.host;
     const domain = fromHost ? this.registrar.domainOf(fromHost) : null;
     if (!domain || !this.options.isClientDomain || !(await this.options.isClientDomain(domain)))
       return undefined;

@@ -94,7 +94,6 @@ declare module 'sip' {
   /** Parses one whole message; undefined when the start line or a header line is unreadable. */
   export function parse(data: string | Buffer): StackMessage | undefined;
   export function stringify(m: StackMessage): string;
-  export function parseUri(s: string): StackUri | undefined;
   export function stringifyUri(u: StackUri | string): string;
   export function generateBranch(): string;
   export function resolve(

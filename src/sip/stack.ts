@@ -12,7 +12,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
-import type { StackMessage, StackUri, TransactionLayer } from 'sip';
+import type { StackMessage, TransactionLayer } from 'sip';
 import * as stack from 'sip';
 import { blockedHostReason, blockedReason } from '../security/address-policy.js';
 import {
@@ -20,11 +20,14 @@ import {
   isRequest,
   makeResponse,
   newBranch,
-  parseUri,
   ReasonPhrase,
   type SipRequest,
   type SipResponse,
+  sipUriOf,
+  stackUriOf,
+  wireUri,
 } from './message.js';
+import { type SipUri, uriScheme } from './sip-uri.js';
 import {
   type Flow,
   type SipConnection,
@@ -176,7 +179,7 @@ export class SipStack {
 
     const mf = rq.headers['max-forwards'];
     if (mf !== undefined && Number(mf) <= 0) return void this.respond(rq, 483);
-    const scheme = /^([A-Za-z][A-Za-z0-9+\-.]*):/.exec(rq.uri)?.[1]?.toLowerCase();
+    const scheme = uriScheme(rq.uri);
     if (!scheme || !SUPPORTED_SCHEMES.has(scheme)) return void this.respond(rq, 416);
     const require = typeof rq.headers.require === 'string' ? rq.headers.require : '';
     const unsupported = require
@@ -363,7 +366,7 @@ export class SipStack {
     if (refused) return refused;
     // The system resolver too (hosts file, search domains): a name that SIP resolution cannot find
     // today may still be one that points into a refused range.
-    const host = parseUri(route[0] ?? requestUri)?.host?.replace(/^\[|\]$/g, '');
+    const host = sipUriOf(route[0] ?? requestUri)?.host;
     if (!host || isIP(host)) return null;
     const addresses = await lookup(host, { all: true }).catch(() => []);
     for (const a of addresses) {
@@ -408,15 +411,15 @@ export class SipStack {
       finish(this.transports.isOpen(options.flow) ? [options.flow] : []);
       return;
     }
-    let hop: StackUri | undefined = parseUri(rq.uri);
+    let hop: SipUri | undefined = sipUriOf(rq.uri);
     const route = rq.headers.route;
     if (route?.length) {
       const first = route[0];
-      const uri = first ? (typeof first.uri === 'string' ? parseUri(first.uri) : first.uri) : undefined;
-      if (uri && !('lr' in uri.params)) {
+      const uri = first ? sipUriOf(first.uri) : undefined;
+      if (first && uri && !('lr' in uri.params)) {
         route.shift();
         route.push({ uri: rq.uri, params: {} });
-        rq.uri = stack.stringifyUri(uri);
+        rq.uri = wireUri(first.uri);
       }
       hop = uri;
     }
@@ -435,7 +438,7 @@ export class SipStack {
     if (b.udp !== null) available.add('UDP');
     if (b.tcp !== null) available.add('TCP');
     try {
-      stack.resolve({ ...hop, params: { ...hop.params } }, (addresses) => {
+      stack.resolve(stackUriOf(hop), (addresses) => {
         const usable = addresses.filter(
           (a) =>
             available.has(a.protocol.toUpperCase()) &&

@@ -7,6 +7,7 @@
  * Input is a latin1 string (one byte per char), exactly as it came off the wire.
  */
 import { newTag } from './message.js';
+import { uriScheme } from './sip-uri.js';
 import { controlIn, requestProblem } from './wire-rules.js';
 
 export type Verdict =
@@ -201,7 +202,12 @@ export function validateRaw(raw: string, datagram: boolean): Verdict {
   if (req && !SCHEME_URI.test(requestUri)) return reject(400, 'Malformed Request-URI');
   if (req && /[<>"]/.test(requestUri)) return reject(400, 'Malformed Request-URI');
   // Headers in a SIP Request-URI are meaningless to a server (RFC 3261 §19.1.5; RFC 4475 escruri).
-  if (req && /^sips?:/i.test(requestUri) && requestUri.slice(requestUri.lastIndexOf('@') + 1).includes('?'))
+  const scheme = uriScheme(requestUri);
+  if (
+    req &&
+    (scheme === 'sip' || scheme === 'sips') &&
+    requestUri.slice(requestUri.lastIndexOf('@') + 1).includes('?')
+  )
     return reject(400, 'Headers In Request-URI');
 
   const seen = new Map<string, string[]>();

@@ -24,6 +24,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ HTTP_PORT: '70000' })).toThrow(/HTTP_PORT/);
     expect(() => loadConfig({ WEBHOOK_BLOCK_PRIVATE: 'maybe' })).toThrow(/WEBHOOK_BLOCK_PRIVATE/);
     expect(() => loadConfig({ DATABASE_URL: 'not a url' })).toThrow(/not a URL/);
+    expect(() => loadConfig({ SIP_PUBLIC_ADDRESS: 'sip.example.com:5080' })).toThrow(/SIP_PUBLIC_ADDRESS/);
+    expect(() => loadConfig({ SIP_HOST: 'bad host' })).toThrow(/SIP_PUBLIC_ADDRESS/);
+    for (const host of ['sip.example.com', '203.0.113.7', '2001:db8::7', '[2001:db8::7]']) {
+      expect(loadConfig({ SIP_PUBLIC_ADDRESS: host }).sip.publicAddress).toBe(host);
+    }
   });
 
   it('validates SMPP_URL and SMTP_URL at start-up, without printing passwords', () => {

@@ -81,9 +81,11 @@ const ABOVE_ADAPTERS = [
   'src/email/',
 ];
 const adapterOf = (path: string) => ADAPTERS.find((a) => path.startsWith(a));
-// `src/sip/sip-uri.ts` is the one SIP URI model (pure, no I/O): every layer that reads addresses uses it.
+// `src/sip/sip-uri.ts` is the one SIP URI model and `name-addr.ts` its header form (pure, no I/O):
+// every layer that reads addresses uses them.
+const SIP_MODEL = new Set(['src/sip/sip-uri.ts', 'src/sip/name-addr.ts']);
 const isPort = (path: string) =>
-  (/\/(port|index)\.ts$/.test(path) && path.split('/').length === 3) || path === 'src/sip/sip-uri.ts';
+  (/\/(port|index)\.ts$/.test(path) && path.split('/').length === 3) || SIP_MODEL.has(path);
 const isStoreImpl = (path: string) =>
   path.startsWith('src/store/postgres/') || path.startsWith('src/store/redis/');
 // The composition root (server.ts orders the steps in composition/) and the configuration parser

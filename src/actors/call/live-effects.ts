@@ -14,6 +14,7 @@ import {
   type SipPort,
   TargetError,
 } from '../../sip/port.js';
+import { formatSipAddress } from '../../sip/sip-uri.js';
 import type { MultiProviderConfig } from '../../store/profile-store.js';
 import type { MediaEvents } from '../interpreter/services.js';
 import type { CallAdmission } from './admission.js';
@@ -113,7 +114,7 @@ export function liveCallEffects(d: LiveEffectsDeps): CallEffects {
       if (refused) throw new PlacementError(403, refused);
       return {
         requestUri: plan.requestUri,
-        from: { uri: `sip:${encodeURIComponent(fromUser)}@${d.sipHost}` },
+        from: { uri: formatSipAddress(fromUser, d.sipHost) },
         to: { uri: plan.requestUri },
         route: plan.route,
         headers: plan.headers,

@@ -5,6 +5,8 @@
  * goes through `--data-urlencode`: with `-d` a `+` would arrive as a space.
  */
 
+import { formatSipAddress, parseHostOrSipUri } from '../../sip/sip-uri.js';
+
 export const TRY_IT_BEGIN = '---- try it ----';
 export const TRY_IT_END = '---- end of try it ----';
 
@@ -78,12 +80,13 @@ export function renderCurl(args: readonly string[]): string {
 
 /** The whole block as printed (between TRY_IT_BEGIN and TRY_IT_END). */
 export function tryItBlock(o: TryItInput): string {
-  const [host = '127.0.0.1', port = '5080'] = o.sip.split(':');
+  const { host, port = 5080 } = parseHostOrSipUri(o.sip);
   // A wildcard listener is reached on loopback; there sipp binds another loopback address than
   // the server's (sharing one address and port range with it clashes).
   const target = host === '0.0.0.0' ? '127.0.0.1' : host;
   const peer = target.startsWith('127.') ? ` -i ${target === '127.0.0.2' ? '127.0.0.3' : '127.0.0.2'}` : '';
-  const sip = `${target}:${port}`;
+  const sip = `${target.includes(':') ? `[${target}]` : target}:${port}`;
+  const account = formatSipAddress(o.client.login, target, { port, params: { transport: 'udp' } });
   const indent = (text: string): string =>
     text
       .split('\n')
@@ -98,7 +101,7 @@ export function tryItBlock(o: TryItInput): string {
     '  With sipp (the call is answered; sipp hangs up after 8 s and plays no audio of its own):',
     `  sipp -sn uac -s ${shellQuote(o.number)}${peer} -m 1 -d 8000 ${sip}`,
     '  With baresip (hear it, press keys): put this line in ~/.baresip/accounts',
-    `  <sip:${o.client.login}@${sip};transport=udp>;auth_pass=${o.client.password}`,
+    `  <${account}>;auth_pass=${o.client.password}`,
     `  then start baresip and type: /dial ${o.number}`,
     '',
     'REST (paste as is):',

@@ -6,6 +6,7 @@
 import type { Request, Response } from 'express';
 import { AppError } from '../../errors.js';
 import { newSid, SidPrefix } from '../../ids.js';
+import { parseHostOrSipUri, SipUriError } from '../../sip/sip-uri.js';
 import type { Gateway, GatewayRegistrationStatus, GatewayStore } from '../../store/gateway-store.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { accountOf, callerOf, formatOf } from '../context.js';
@@ -29,8 +30,6 @@ export interface GatewayRouteDeps {
 
 export const TTL_MIN = 30;
 export const TTL_MAX = 86_400;
-/** host, host:port, [v6]:port, or a sip:/sips: URI. */
-const PROXY = /^(?:sips?:)?(?:[^@\s]+@)?(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?(?:;[^\s]*)?$/;
 
 function superAdminOnly(res: Response): string {
   if (!callerOf(res).isSuperAdmin) throw new AppError('Forbidden', 'Only the Super Admin manages gateways');
@@ -40,7 +39,13 @@ function superAdminOnly(res: Response): string {
 async function proxyParam(p: Params, deps: GatewayRouteDeps): Promise<string | undefined> {
   const v = p.get('Proxy');
   if (v === undefined) return undefined;
-  if (!PROXY.test(v)) throw new AppError('InvalidParameter', 'Proxy must be host[:port] or a sip: URI');
+  // host, host:port, [v6]:port, or a sip:/sips: URI: the form the registrations read (src/sip/gateways.ts).
+  try {
+    parseHostOrSipUri(v);
+  } catch (e) {
+    if (!(e instanceof SipUriError)) throw e;
+    throw new AppError('InvalidParameter', `Proxy must be host[:port] or a sip: URI (${e.reason})`);
+  }
   // The same target policy as every other SIP destination a tenant names (docs/sip.md).
   const refused = await deps.checkGatewayProxy?.(v);
   if (refused) throw new AppError('InvalidParameter', `Proxy is not an allowed SIP destination: ${refused}`);

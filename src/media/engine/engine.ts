@@ -71,8 +71,8 @@ export class Engine {
       cacheMaxBytes: settings.cacheMaxBytes,
       maxDownloadBytes: settings.maxDownloadBytes,
       logger,
-      blockPrivate: settings.blockPrivateUrls,
-      fetchTimeoutMs: settings.urlTimeoutMs,
+      blockPrivateUrls: settings.blockPrivateUrls,
+      urlTimeoutMs: settings.urlTimeoutMs,
     });
     this.clock = new Clock((late) => this.tick(late), this.load);
     void this.removeOrphanedSpool();

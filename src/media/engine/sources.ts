@@ -8,6 +8,7 @@ import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { PlaySource } from '../port.js';
+import type { MediaSettings, PlayUrlPolicy } from '../settings.js';
 import { MEDIA } from './constants.js';
 import { soxTo8kWav } from './convert.js';
 import { badDigit, digitsToPcm } from './dtmf.js';
@@ -17,16 +18,13 @@ import { synthesize } from './tts.js';
 import { UrlCache } from './url-cache.js';
 import { readEngineWav } from './wav.js';
 
-/** Cache locations and limits for `SourceLoader`. */
-export interface SourceLoaderOptions {
-  readonly cacheDir: string;
-  readonly cacheMaxBytes: number;
-  readonly maxDownloadBytes: number;
+/** Cache locations, limits and URL policy of a `SourceLoader` (the engine's settings, in part). */
+export interface SourceLoaderOptions
+  extends Pick<MediaSettings, 'cacheDir' | 'cacheMaxBytes' | 'maxDownloadBytes'>,
+    PlayUrlPolicy {
   readonly logger: Logger;
+  /** Bound on decoded prompts kept in memory. */
   readonly memoryBytes?: number;
-  /** Play URLs to loopback/private addresses are refused too (SSRF policy). */
-  readonly blockPrivate: boolean;
-  readonly fetchTimeoutMs?: number;
 }
 
 /** Loads play sources into 8 kHz PCM off the clock (see the file header). */
@@ -42,8 +40,8 @@ export class SourceLoader {
       maxBytes: o.cacheMaxBytes,
       maxDownloadBytes: o.maxDownloadBytes,
       logger: o.logger,
-      blockPrivate: o.blockPrivate,
-      fetchTimeoutMs: o.fetchTimeoutMs,
+      blockPrivateUrls: o.blockPrivateUrls,
+      urlTimeoutMs: o.urlTimeoutMs,
     });
   }
 

@@ -11,6 +11,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import type { MediaSettings, PlayUrlPolicy } from '../settings.js';
 import { MEDIA } from './constants.js';
 import { soxTo8kWav } from './convert.js';
 import { PlayError } from './errors.js';
@@ -26,15 +27,13 @@ interface Entry {
   lastUsed: number;
 }
 
-/** Directory, byte bounds and logger of a `UrlCache`. */
-export interface UrlCacheOptions {
+/** Directory, byte bounds, URL policy and logger of a `UrlCache`. */
+export interface UrlCacheOptions extends Pick<MediaSettings, 'maxDownloadBytes'>, PlayUrlPolicy {
+  /** The cache's own directory (under `MediaSettings.cacheDir`). */
   readonly dir: string;
+  /** Bound on the directory (`MediaSettings.cacheMaxBytes`). */
   readonly maxBytes: number;
-  readonly maxDownloadBytes: number;
   readonly logger: Logger;
-  readonly fetchTimeoutMs?: number;
-  /** Refuse loopback and private addresses too (the webhook SSRF policy's `blockPrivate`). */
-  readonly blockPrivate: boolean;
 }
 
 /** Content types that are certainly not audio: refused before the body is read. */
@@ -124,14 +123,14 @@ export class UrlCache {
     if (cached?.etag) headers['if-none-match'] = cached.etag;
     else if (cached?.lastModified) headers['if-modified-since'] = cached.lastModified;
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.o.fetchTimeoutMs ?? MEDIA.FETCH_TIMEOUT_MS);
+    const timer = setTimeout(() => controller.abort(), this.o.urlTimeoutMs ?? MEDIA.FETCH_TIMEOUT_MS);
     try {
       let res: HttpResponse;
       try {
         res = await httpGet(parsed, {
           headers,
           signal: controller.signal,
-          blockPrivate: this.o.blockPrivate,
+          blockPrivate: this.o.blockPrivateUrls,
         });
       } catch (err) {
         const policy = err instanceof PlayError && err.message.includes('URL policy');

@@ -39,9 +39,12 @@ describe('length limits', () => {
       }),
       'Password',
     );
+    // At the limit exactly: a valid SIP address (a host name itself stops at 255 characters).
+    const atLimit = `sip:${'a'.repeat((MEMBER_MAX_LENGTH.Proxy as number) - 'sip:@gw.example.test'.length)}@gw.example.test`;
+    expect(atLimit).toHaveLength(MEMBER_MAX_LENGTH.Proxy as number);
     const ok = await ts.request('POST', gateways, {
       form: {
-        Proxy: `${'a'.repeat((MEMBER_MAX_LENGTH.Proxy as number) - 13)}.example.test`,
+        Proxy: atLimit,
         UserName: 'u'.repeat(128),
       },
     });

@@ -61,7 +61,7 @@ describe('UrlCache', () => {
       maxBytes: 10 ** 7,
       maxDownloadBytes: 10 ** 6,
       logger: pino({ level: 'silent' }),
-      blockPrivate: false,
+      blockPrivateUrls: false,
     });
     const first = await cache.get(`${base}/lm.wav`);
     const again = await cache.get(`${base}/lm.wav`);
@@ -82,7 +82,7 @@ describe('UrlCache', () => {
       maxBytes: 40_000,
       maxDownloadBytes: 10 ** 6,
       logger: pino({ level: 'silent' }),
-      blockPrivate: false,
+      blockPrivateUrls: false,
     });
     const a = await cache.get(`${base}/a1.wav`);
     await cache.get(`${base}/b2.wav`);
@@ -102,7 +102,7 @@ describe('UrlCache', () => {
       maxBytes: 40_000,
       maxDownloadBytes: 10 ** 6,
       logger: pino({ level: 'silent' }),
-      blockPrivate: false,
+      blockPrivateUrls: false,
     });
     const before = requests.length;
     await warm.get(`${base}/a1.wav`);
@@ -121,7 +121,7 @@ describe('UrlCache', () => {
         maxBytes: 10 ** 7,
         maxDownloadBytes: 10 ** 6,
         logger: pino({ level: 'silent' }),
-        blockPrivate: false,
+        blockPrivateUrls: false,
       });
       const file = await cache.get(`${base}/direct7.wav`);
       const pcm = readEngineWav(await readFile(file));

@@ -34,7 +34,11 @@ async function exchange(bytes: Buffer, quietMs: number): Promise<number[]> {
   const text = bytes.toString('latin1');
   const branch = /branch=([^;\s]+)/i.exec(text)?.[1];
   const key = branch ? `branch=${branch}` : /^(?:call-id|i)[ \t]*:[ \t]*(\S+)/im.exec(text)?.[1];
-  const mine = () => inbox.filter((m) => key !== undefined && m.includes(key));
+  // Whole values only: badbranch's bare `z9hG4bK` is a prefix of every branch, and a stray answer
+  // from another suite's peer that once had this socket's port must not count as its answer.
+  const whole =
+    key === undefined ? null : new RegExp(`${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=[;,\\s]|$)`, 'm');
+  const mine = () => inbox.filter((m) => whole?.test(m) ?? false);
   socket.send(bytes, port, '127.0.0.1');
   const end = Date.now() + quietMs;
   while (Date.now() < end) {

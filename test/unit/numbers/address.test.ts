@@ -4,8 +4,10 @@ import {
   type AddressKind,
   describeForms,
   e164CountryCode,
+  formatNumber,
   isE164,
   isShortCode,
+  numberTypeOf,
   parseAddress,
   sipUserAndHost,
   toE164,
@@ -161,5 +163,21 @@ describe('sipUserAndHost', () => {
 
   it.each(['tel:+15550100001', 'http://example.com', 'sip:bob@', 'not a uri'])('%s → null', (text) => {
     expect(sipUserAndHost(text)).toBeNull();
+  });
+});
+
+describe('E.164 helpers', () => {
+  it('validates, types and formats numbers', () => {
+    expect(isE164('+15551234567')).toBe(true);
+    expect(isE164('15551234567')).toBe(false);
+    expect(isE164('+0123456789')).toBe(false);
+    // Short national numbers exist (+1 needs no minimum here); an unassigned country code does not.
+    expect(isE164('+1234567')).toBe(true);
+    expect(isE164('+99912345678')).toBe(false);
+    expect(isE164('+1234567890123456')).toBe(false);
+    expect(numberTypeOf('+18005551234')).toBe('tollfree');
+    expect(numberTypeOf('+15555551234')).toBe('local');
+    expect(formatNumber('+15551234567')).toBe('(555) 123-4567');
+    expect(formatNumber('+442079460000')).toBe('+442079460000');
   });
 });

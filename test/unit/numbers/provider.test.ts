@@ -1,25 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/config.js';
-import { formatNumber, isE164, numberTypeOf } from '../../../src/numbers/e164.js';
 import { LocalPoolProvider, parsePool } from '../../../src/numbers/provider.js';
 
 const none = async () => false;
-
-describe('E.164 helpers', () => {
-  it('validates, types and formats numbers', () => {
-    expect(isE164('+15551234567')).toBe(true);
-    expect(isE164('15551234567')).toBe(false);
-    expect(isE164('+0123456789')).toBe(false);
-    // Short national numbers exist (+1 needs no minimum here); an unassigned country code does not.
-    expect(isE164('+1234567')).toBe(true);
-    expect(isE164('+99912345678')).toBe(false);
-    expect(isE164('+1234567890123456')).toBe(false);
-    expect(numberTypeOf('+18005551234')).toBe('tollfree');
-    expect(numberTypeOf('+15555551234')).toBe('local');
-    expect(formatNumber('+15551234567')).toBe('(555) 123-4567');
-    expect(formatNumber('+442079460000')).toBe('+442079460000');
-  });
-});
 
 describe('LocalPoolProvider', () => {
   it('with no pool: any valid number, and area codes give +1 <area> 555 xxxx', async () => {

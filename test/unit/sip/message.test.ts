@@ -1,5 +1,7 @@
+import * as stack from 'sip';
 import { describe, expect, it } from 'vitest';
-import { userOf } from '../../../src/sip/message.js';
+import { sipUriOf, stackUriOf, userOf, wireUri } from '../../../src/sip/message.js';
+import { parseSipUri } from '../../../src/sip/sip-uri.js';
 
 describe('userOf (read with src/sip/sip-uri.ts)', () => {
   it.each<[string, string | undefined]>([
@@ -12,5 +14,51 @@ describe('userOf (read with src/sip/sip-uri.ts)', () => {
     ['not a uri', undefined],
   ])('%s → %s', (uri, user) => {
     expect(userOf(uri)).toBe(user);
+  });
+});
+
+describe('the URI boundary with the sip package', () => {
+  it("reads the package's Route objects as the text they came from, then as our model", () => {
+    const m = stack.parse(
+      [
+        'OPTIONS sip:bob@example.com SIP/2.0',
+        'Via: SIP/2.0/UDP 192.0.2.1;branch=z9hG4bK1',
+        'Route: <sip:proxy.example.com:5070;lr;transport=tcp>',
+        'From: <sip:alice@example.com>;tag=1',
+        'To: <sip:bob@example.com>',
+        'Call-ID: c1',
+        'CSeq: 1 OPTIONS',
+        'Content-Length: 0',
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    const entry = m?.headers.route?.[0];
+    expect(typeof entry?.uri).toBe('object');
+    expect(wireUri(entry!.uri)).toBe('sip:proxy.example.com:5070;lr;transport=tcp');
+    expect(sipUriOf(entry!.uri)).toMatchObject({
+      host: 'proxy.example.com',
+      port: 5070,
+      params: { lr: null, transport: 'tcp' },
+    });
+  });
+
+  it('gives undefined where there is no URI or sip-uri.ts refuses it', () => {
+    expect(sipUriOf(undefined)).toBeUndefined();
+    expect(sipUriOf('sip:a@b@c')).toBeUndefined();
+    expect(sipUriOf('http://example.com/')).toBeUndefined();
+  });
+
+  it("hands the package's resolver the scheme, host, port and transport it reads", () => {
+    const uri = parseSipUri('sips:gw@[2001:db8::1]:5061;transport=tls');
+    expect(stackUriOf(uri)).toEqual({
+      schema: 'sips',
+      user: 'gw',
+      host: '2001:db8::1',
+      port: 5061,
+      params: { transport: 'tls' },
+      headers: {},
+    });
+    expect(stackUriOf(parseSipUri('sip:h.example.com'))).not.toHaveProperty('port');
   });
 });

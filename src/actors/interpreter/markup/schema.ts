@@ -3,6 +3,7 @@
  * https://www.twilio.com/docs/voice/twiml). Each verb file under `verbs/` declares its attributes with
  * these specs; the parser coerces raw attribute strings with `coerceAttribute`.
  */
+import { AddressError, AddressKind, parseAddress } from '../../../numbers/address.js';
 
 /** How one attribute is validated and what it defaults to. */
 export type AttrSpec =
@@ -127,9 +128,23 @@ export function coerceAttribute(spec: AttrSpec, raw: string): { value: AttrValue
   }
 }
 
-const NUMBER_TEXT = /^\+?[0-9*#wW()\-. ]{1,64}$/;
 const IDENTIFIER_TEXT = /^[A-Za-z0-9_.@+:-]{1,128}$/;
-const SIP_URI_TEXT = /^sips?:[^\s<>"]{1,1024}$/i;
+const SIP_URI_MAX = 1024;
+const NUMBER_FORMS = [AddressKind.E164, AddressKind.ShortCode, AddressKind.Digits];
+
+/**
+ * A `<Number>` or `<Sip>` target is what the SIP routing policy will dial, read by the same parser
+ * (src/numbers/address.ts): a number it refuses is skipped here rather than failing the leg later.
+ */
+function isDialable(text: string, accept: readonly AddressKind[]): boolean {
+  try {
+    parseAddress(text, { field: 'text', accept });
+    return true;
+  } catch (e) {
+    if (e instanceof AddressError) return false;
+    throw e;
+  }
+}
 
 /** Validates a verb's text; returns the reason it is unusable, or null. */
 export function checkText(spec: TextSpec, text: string): string | null {
@@ -139,11 +154,13 @@ export function checkText(spec: TextSpec, text: string): string | null {
     case 'url':
       return coerceAttribute({ type: 'url', default: null }, text) ? null : 'not an http(s) URL';
     case 'number':
-      return NUMBER_TEXT.test(text) && /\d/.test(text) ? null : 'not a phone number';
+      return isDialable(text, NUMBER_FORMS) ? null : 'not a phone number';
     case 'identifier':
       return IDENTIFIER_TEXT.test(text) ? null : 'not a valid client name';
     case 'sip-uri':
-      return SIP_URI_TEXT.test(text) ? null : 'not a sip: or sips: URI';
+      return text.length <= SIP_URI_MAX && isDialable(text, [AddressKind.Sip])
+        ? null
+        : 'not a sip: or sips: URI';
   }
 }
 

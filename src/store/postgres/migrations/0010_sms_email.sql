@@ -1,6 +1,6 @@
--- SMS messages (spec §SMS message, §SMS status) and the provider message ids of their segments,
--- used to match SMPP delivery receipts (issue 7). Email is not stored (spec §Email message is a
--- response representation only).
+-- SMS messages (spec §SMS message, §SMS status) and the provider message ids of their segments:
+-- a delivery receipt names the SMSC's id of one segment, never our sid, so receipts are matched
+-- through them. Email is not stored (spec §Email message is a response representation only).
 CREATE TABLE sms_messages (
   sid                     text PRIMARY KEY,
   account_sid             text NOT NULL REFERENCES accounts (sid),

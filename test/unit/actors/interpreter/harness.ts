@@ -4,8 +4,8 @@
  * recordings that record what they were asked.
  */
 import { type Actor, createActor, toPromise, waitFor } from 'xstate';
-import { createInterpreterMachine } from '../../../src/actors/interpreter/interpreter.machine.js';
-import type { InterpreterInput } from '../../../src/actors/interpreter/interpreter.types.js';
+import { createInterpreterMachine } from '../../../../src/actors/interpreter/interpreter.machine.js';
+import type { InterpreterInput } from '../../../../src/actors/interpreter/interpreter.types.js';
 import {
   type CallControl,
   type DialOutcome,
@@ -16,15 +16,15 @@ import {
   type RecordingRequest,
   type SmsRequest,
   webhookFetcher,
-} from '../../../src/actors/interpreter/services.js';
-import type { NotifyInput } from '../../../src/notifications/notifier.js';
-import { WebhookClient } from '../../../src/webhooks/index.js';
-import { FakeMediaPort } from '../../support/fake-media.js';
+} from '../../../../src/actors/interpreter/services.js';
+import type { NotifyInput } from '../../../../src/notifications/notifier.js';
+import { WebhookClient } from '../../../../src/webhooks/index.js';
+import { FakeMediaPort } from '../../../support/fake-media.js';
 import {
   type RecordedRequest,
   startWebhookServer,
   type WebhookServer,
-} from '../../support/webhook-server.js';
+} from '../../../support/webhook-server.js';
 
 export const ACCOUNT = 'AC0123456789abcdef0123456789abcdef';
 export const CALL = 'CA0123456789abcdef0123456789abcdef';

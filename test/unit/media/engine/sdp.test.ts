@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerDirection, buildSdp, negotiate } from '../../../src/media/engine/sdp.js';
+import { answerDirection, buildSdp, negotiate } from '../../../../src/media/engine/sdp.js';
 
 function offer(m: string, extra: string[] = [], c = 'c=IN IP4 192.0.2.10'): string {
   return ['v=0', 'o=- 1 1 IN IP4 192.0.2.10', 's=-', c, 't=0 0', m, ...extra, ''].join('\r\n');

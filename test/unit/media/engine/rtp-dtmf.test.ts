@@ -10,10 +10,10 @@ import {
   eventToDigit,
   InbandDtmfDetector,
   parseTelephoneEvent,
-} from '../../../src/media/engine/dtmf.js';
-import { decodeG711, encodeG711 } from '../../../src/media/engine/g711.js';
-import { tone } from '../../../src/media/engine/pcm.js';
-import { buildRtp, isRtcp, parseRtp, SequenceTracker } from '../../../src/media/engine/rtp.js';
+} from '../../../../src/media/engine/dtmf.js';
+import { decodeG711, encodeG711 } from '../../../../src/media/engine/g711.js';
+import { tone } from '../../../../src/media/engine/pcm.js';
+import { buildRtp, isRtcp, parseRtp, SequenceTracker } from '../../../../src/media/engine/rtp.js';
 
 describe('RTP (RFC 3550 §5.1)', () => {
   it('round-trips a packet', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { isMarkupContentType } from '../../../src/actors/interpreter/fetch-markup.js';
-import { requestParams, resolveUrl } from '../../../src/actors/interpreter/params.js';
-import { MediaEventRouter } from '../../../src/actors/interpreter/services.js';
-import type { MediaEvent } from '../../../src/media/port.js';
-import { FakeMediaPort } from '../../support/fake-media.js';
+import { isMarkupContentType } from '../../../../src/actors/interpreter/fetch-markup.js';
+import { requestParams, resolveUrl } from '../../../../src/actors/interpreter/params.js';
+import { MediaEventRouter } from '../../../../src/actors/interpreter/services.js';
+import type { MediaEvent } from '../../../../src/media/port.js';
+import { FakeMediaPort } from '../../../support/fake-media.js';
 
 describe('MediaEventRouter', () => {
   it('delivers each event only to the listeners of its endpoint, until they unsubscribe', async () => {

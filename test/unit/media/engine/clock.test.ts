@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Clock, LoadWindow } from '../../../src/media/engine/clock.js';
+import { Clock, LoadWindow } from '../../../../src/media/engine/clock.js';
 
 describe('Clock', () => {
   beforeEach(() => {

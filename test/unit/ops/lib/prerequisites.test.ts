@@ -8,10 +8,10 @@ import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensurePrerequisites, PrerequisiteError, which } from '../../../ops/lib/prerequisites.js';
-import { TEST_TOOLS } from '../../../ops/lib/tools.js';
+import { ensurePrerequisites, PrerequisiteError, which } from '../../../../ops/lib/prerequisites.js';
+import { TEST_TOOLS } from '../../../../ops/lib/tools.js';
 
-const ROOT = resolve(import.meta.dirname, '../../..');
+const ROOT = resolve(import.meta.dirname, '../../../..');
 
 /** A PATH holding every test tool that is installed here except `without`. */
 async function pathWithout(without: string): Promise<string> {

@@ -4,9 +4,9 @@
  */
 import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { spawned, ToolStartError } from '../../../ops/lib/tools.js';
-import { Baresip } from '../../support/baresip.js';
-import { startSipp } from '../../support/sipp.js';
+import { spawned, ToolStartError } from '../../../../ops/lib/tools.js';
+import { Baresip } from '../../../support/baresip.js';
+import { startSipp } from '../../../support/sipp.js';
 
 describe('starting a tool that is missing', () => {
   let path: string | undefined;

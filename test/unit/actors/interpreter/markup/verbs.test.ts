@@ -5,7 +5,7 @@ import {
   REJECT_SIP_STATUS,
   SCHEMAS,
   type VerbNode,
-} from '../../../../src/actors/interpreter/markup/index.js';
+} from '../../../../../src/actors/interpreter/markup/index.js';
 
 function one(inner: string): { node: VerbNode | undefined; diagnostics: readonly Diagnostic[] } {
   const r = parseMarkup(`<Response>${inner}</Response>`);
@@ -299,6 +299,38 @@ describe('Dial', () => {
       ['bad-text', 'Client'],
       ['invalid-verb', 'Dial'],
     ]);
+  });
+  it('a Number noun or Dial text is checked by the rule the SIP routing policy dials by', () => {
+    const numberText = (n: string) => one(`<Dial><Number>${n}</Number></Dial>`).node?.children[0]?.text;
+    expect(numberText('+15550100001')).toBe('+15550100001');
+    expect(numberText('123')).toBe('123');
+    expect(numberText('011441234')).toBe('011441234');
+    expect(one('<Dial>+442079460000</Dial>').node?.text).toBe('+442079460000');
+    for (const bad of ['+1 (555) 010-0001', '555-0100', '+99912345678', '12w34', '#']) {
+      expect(one(`<Dial><Number>${bad}</Number></Dial>`).diagnostics[0]).toMatchObject({
+        reason: 'bad-text',
+        verb: 'Number',
+      });
+    }
+  });
+  it('a Sip noun is checked by the rule the SIP routing policy dials by (src/numbers/address.ts)', () => {
+    const sipText = (uri: string) => one(`<Dial><Sip>${uri}</Sip></Dial>`).node?.children[0]?.text;
+    expect(sipText('sip:bob@example.com:5060;transport=tcp?X-Ref=1')).toBe(
+      'sip:bob@example.com:5060;transport=tcp?X-Ref=1',
+    );
+    expect(sipText('SIPS:bob@[2001:db8::1]')).toBe('SIPS:bob@[2001:db8::1]');
+    for (const bad of [
+      'sip:a@b@c',
+      'sip:bob@',
+      'sip:bob@h:99999',
+      'tel:+15550100001',
+      `sip:${'a'.repeat(1020)}@h`,
+    ]) {
+      expect(one(`<Dial><Sip>${bad}</Sip></Dial>`).diagnostics.map((d) => [d.reason, d.verb])[0]).toEqual([
+        'bad-text',
+        'Sip',
+      ]);
+    }
   });
   it('a Conference mixed with other nouns makes the Dial invalid (skipped)', () => {
     const { node, diagnostics } = one('<Dial><Conference>r</Conference><Number>+1555</Number></Dial>');

@@ -4,7 +4,7 @@ import {
   type ParseResult,
   parseMarkup,
   type VerbNode,
-} from '../../../../src/actors/interpreter/markup/index.js';
+} from '../../../../../src/actors/interpreter/markup/index.js';
 
 function program(
   xml: string,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Reorderer } from '../../../src/media/engine/reorder.js';
+import { Reorderer } from '../../../../src/media/engine/reorder.js';
 
 function run(seqs: number[], maxHeld = 3, flushAt: number[] = []): { out: number[]; late: number } {
   const out: number[] = [];

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
-import { LoadWindow } from '../../../src/media/engine/clock.js';
-import { decodeG711, encodeG711, silenceByte } from '../../../src/media/engine/g711.js';
-import { clamp16, PcmFifo, rms, tone } from '../../../src/media/engine/pcm.js';
-import { Recorder } from '../../../src/media/engine/recorder.js';
-import { espeakVoice, pruneDir } from '../../../src/media/engine/tts.js';
-import { sniffAudioType } from '../../../src/media/engine/url-cache.js';
-import { pcmToBytes, readEngineWav, wavHeader } from '../../../src/media/engine/wav.js';
+import { LoadWindow } from '../../../../src/media/engine/clock.js';
+import { decodeG711, encodeG711, silenceByte } from '../../../../src/media/engine/g711.js';
+import { clamp16, PcmFifo, rms, tone } from '../../../../src/media/engine/pcm.js';
+import { Recorder } from '../../../../src/media/engine/recorder.js';
+import { espeakVoice, pruneDir } from '../../../../src/media/engine/tts.js';
+import { sniffAudioType } from '../../../../src/media/engine/url-cache.js';
+import { pcmToBytes, readEngineWav, wavHeader } from '../../../../src/media/engine/wav.js';
 
 describe('G.711', () => {
   it('round-trips within the companding error for both laws', () => {

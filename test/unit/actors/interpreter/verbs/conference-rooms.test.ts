@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConferenceRooms } from '../../../src/actors/interpreter/verbs/conference-rooms.js';
+import { ConferenceRooms } from '../../../../../src/actors/interpreter/verbs/conference-rooms.js';
 
 const settled = async (p: Promise<void>) => {
   let done = false;

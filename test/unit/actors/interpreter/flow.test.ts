@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor, waitFor } from 'xstate';
-import { createInterpreterMachine } from '../../../src/actors/interpreter/interpreter.machine.js';
-import { MAX_REDIRECT_CHAIN } from '../../../src/actors/interpreter/interpreter.types.js';
-import { closedPort } from '../../support/webhook-server.js';
+import { createInterpreterMachine } from '../../../../src/actors/interpreter/interpreter.machine.js';
+import { MAX_REDIRECT_CHAIN } from '../../../../src/actors/interpreter/interpreter.types.js';
+import { closedPort } from '../../../support/webhook-server.js';
 import { ACCOUNT, CALL, createHarness, type Harness, inState, paramsOf, xml } from './harness.js';
 
 let h: Harness;

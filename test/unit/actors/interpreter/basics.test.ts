@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { verifyTwilioSignature } from '../../../src/webhooks/index.js';
+import { verifyTwilioSignature } from '../../../../src/webhooks/index.js';
 import { ACCOUNT, CALL, createHarness, type Harness, paramsOf, TOKEN, xml } from './harness.js';
 
 let h: Harness;
