@@ -70,7 +70,9 @@ export function composeCalls(d: CallsDeps): {
   };
   let runtime: CallRuntime | null = null;
   let legs: LegControl | null = null;
+  const bus = new CallEventBus(logger);
   const apps = new CallApps({
+    publish: (e) => bus.publish(e),
     startInterpreter: d.startInterpreter,
     bridgeClient: (sid, login, signal) => legs?.bridgeClient(sid, login, signal) ?? Promise.resolve(),
     logger,
@@ -83,10 +85,10 @@ export function composeCalls(d: CallsDeps): {
         logger.warn({ err, callSid: sid }, 'admission slot not released'),
     }),
   );
-  const bus = new CallEventBus(logger);
   // Order matters: the record is written before anything reports it.
   bus.subscribe(cdrWriter(d.calls, logger));
-  bus.subscribe(snapshotWriter(d.snapshots, (sid) => runtime?.persistedOf(sid) ?? null, logger));
+  const snapshots = snapshotWriter(d.snapshots, (sid) => runtime?.persistedOf(sid) ?? null, logger);
+  bus.subscribe(snapshots);
   bus.subscribe(callMetrics(d.meter));
   bus.subscribe(failureNotifier(d.notify));
   runtime = new CallRuntime({
@@ -116,7 +118,12 @@ export function composeCalls(d: CallsDeps): {
     snapshots: d.snapshots,
     sip: d.sip,
     claim: live.claim,
-    restore: (persisted) => live.restore(persisted),
+    restore: (persisted) => {
+      const restored = live.restore(persisted);
+      const sid = (persisted as { context?: { sid?: string } }).context?.sid;
+      if (restored && sid) snapshots.adopt(sid);
+      return restored;
+    },
     isLive: (sid) => live.liveStatus(sid) !== null,
     sendCallback,
     numberOf: d.numberOf,

@@ -10,4 +10,6 @@ export interface CallMeter {
   callAnswered(direction: string, setupSeconds: number): void;
   /** A call leg ended with its final status; `durationSeconds` is the answered time. */
   callEnded(direction: string, status: string, durationSeconds: number): void;
+  /** A markup verb ended with its outcome (`next`, `hangup`, `fetch`, `error`…). */
+  verbFinished(verb: string, outcome: string): void;
 }

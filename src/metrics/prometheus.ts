@@ -44,6 +44,12 @@ export function createMetrics(): Metrics {
     buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
     registers: [registry],
   });
+  const verbs = new Counter({
+    name: 'switchboard_verbs_total',
+    help: 'Markup verbs run, by verb and outcome',
+    labelNames: ['verb', 'outcome'] as const,
+    registers: [registry],
+  });
   return {
     registry,
     calls: {
@@ -58,6 +64,9 @@ export function createMetrics(): Metrics {
         ended.inc({ direction, status });
         active.dec({ direction });
         if (status === 'completed') duration.observe({ direction }, durationSeconds);
+      },
+      verbFinished(verb, outcome) {
+        verbs.inc({ verb, outcome });
       },
     },
   };

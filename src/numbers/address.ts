@@ -75,9 +75,18 @@ const FORM_WORDS: Record<AddressKind, string> = {
 /** The country calling code of an E.164 number, or null when `value` is not one. */
 export function e164CountryCode(value: string): string | null {
   if (!E164_SHAPE.test(value)) return null;
+  const known = countryCodes.get(value);
+  if (known !== undefined) return known;
   const parsed = parsePhoneNumberFromString(value);
-  return parsed?.number === value ? parsed.countryCallingCode : null;
+  const code = parsed?.number === value ? parsed.countryCallingCode : null;
+  // Parsing is the costly part of routing a call, and the same numbers come back: remembered,
+  // bounded (cleared when full: a miss costs one parse).
+  if (countryCodes.size >= COUNTRY_CODE_CACHE_MAX) countryCodes.clear();
+  countryCodes.set(value, code);
+  return code;
 }
+const COUNTRY_CODE_CACHE_MAX = 10_000;
+const countryCodes = new Map<string, string | null>();
 
 /** True for a canonical E.164 number with a country code that exists. */
 export function isE164(value: string): boolean {
@@ -110,7 +119,11 @@ export function formatNumber(e164: string): string {
 export function toE164(value: string, minBareDigits = 7): string | null {
   const compact = value.replace(/[-.()\s]/g, '');
   // Without a `+`, short strings are short codes or extensions, never international numbers.
-  if (!compact.startsWith('+') && !new RegExp(`^\\d{${minBareDigits},15}$`).test(compact)) return null;
+  if (
+    !compact.startsWith('+') &&
+    !(compact.length >= minBareDigits && compact.length <= 15 && DIGITS.test(compact))
+  )
+    return null;
   const candidate = compact.startsWith('+') ? compact : `+${compact}`;
   return isE164(candidate) ? candidate : null;
 }

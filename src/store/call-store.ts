@@ -120,6 +120,8 @@ export interface CallStore {
   /** Drops this node's claims (a restart with a fixed INSTANCE_ID: nothing is live yet). */
   releaseClaims(node: string): Promise<void>;
   update(sid: string, patch: CallUpdate): Promise<CallRecord | null>;
+  /** `update` without reading the row back (the CDR writer's hot path). */
+  patch(sid: string, patch: CallUpdate): Promise<void>;
   get(accountSid: string, sid: string): Promise<CallRecord | null>;
   list(
     filter: CallFilter,

@@ -14,8 +14,17 @@ export type MigratedListener = (accountSid: string, organizationSid: string) => 
 const DOMAIN_RE =
   /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
+/**
+ * Organizations are never changed or deleted once created, so a found one is cached for good; a
+ * miss (every carrier INVITE asks whether its From domain is ours) is remembered briefly, so an
+ * organization created on another node is seen within that time.
+ */
+const MISS_TTL_MS = 5_000;
+const CACHE_MAX = 10_000;
+
 export class Organizations {
   private readonly migratedListeners: MigratedListener[] = [];
+  private readonly cache = new Map<string, { readonly org: Organization | null; readonly until: number }>();
 
   constructor(
     private readonly records: AccountRecords,
@@ -26,8 +35,13 @@ export class Organizations {
     this.migratedListeners.push(listener);
   }
 
-  get(sidOrDomain: string): Promise<Organization | null> {
-    return this.records.store.findOrganization(sidOrDomain);
+  async get(sidOrDomain: string): Promise<Organization | null> {
+    const hit = this.cache.get(sidOrDomain);
+    if (hit && (hit.org !== null || hit.until > this.now())) return hit.org;
+    const org = await this.records.store.findOrganization(sidOrDomain);
+    if (this.cache.size >= CACHE_MAX) this.cache.clear();
+    this.cache.set(sidOrDomain, { org, until: this.now() + MISS_TTL_MS });
+    return org;
   }
 
   list(): Promise<Organization[]> {
@@ -41,6 +55,8 @@ export class Organizations {
     const org = this.newOrganization(domain.toLowerCase());
     try {
       await this.records.store.insertOrganization(org);
+      this.forgetMisses();
+      this.forgetMisses();
       return org;
     } catch (e) {
       const raced = await this.get(domain);
@@ -59,6 +75,7 @@ export class Organizations {
     }
     const org = this.newOrganization(domain);
     await this.records.store.insertOrganization(org);
+    this.forgetMisses();
     return org;
   }
 
@@ -103,6 +120,10 @@ export class Organizations {
     const moved = rows.find((r) => r.sid === target.sid);
     if (!moved) throw new AppError('NotFound', `Account ${targetSid} not found`);
     return moved;
+  }
+
+  private forgetMisses(): void {
+    for (const [key, entry] of this.cache) if (entry.org === null) this.cache.delete(key);
   }
 
   private newOrganization(domainName: string): Organization {

@@ -7,7 +7,7 @@
 import type { AnyActorRef } from 'xstate';
 import type { Logger } from '../../logger.js';
 import type { InterpreterInput } from '../interpreter/interpreter.types.js';
-import type { CallApp, CallContext, CallEvent, MarkupTarget } from './call.types.js';
+import type { CallApp, CallContext, CallEmitted, CallEvent, MarkupTarget } from './call.types.js';
 import type { AppRunner } from './live-effects.js';
 
 interface Running {
@@ -24,6 +24,8 @@ export interface CallAppsDeps {
   readonly startInterpreter: (input: InterpreterInput) => AnyActorRef;
   /** Bridges an inbound call to a registered client; settles when the bridge is over. */
   readonly bridgeClient: (sid: string, login: string, signal: AbortSignal) => Promise<void>;
+  /** Publishes on the call's event stream (the interpreter's verb events). */
+  readonly publish: (event: CallEmitted) => void;
   readonly logger: Logger;
 }
 
@@ -62,6 +64,19 @@ export class CallApps implements AppRunner {
       if (this.running.get(call.sid) !== entry || entry.ended) return;
       const interpreter = this.startInterpreter(call, entry.redirect ? { ...app, ...entry.redirect } : app);
       entry.interpreter = interpreter;
+      interpreter.on('verb.started', (e: { verb: string; seq: number }) =>
+        this.deps.publish({ type: 'verb.started', call, verb: e.verb, seq: e.seq, at: Date.now() }),
+      );
+      interpreter.on('verb.finished', (e: { verb: string; seq: number; outcome: string }) =>
+        this.deps.publish({
+          type: 'verb.finished',
+          call,
+          verb: e.verb,
+          seq: e.seq,
+          outcome: e.outcome,
+          at: Date.now(),
+        }),
+      );
       interpreter.subscribe({
         complete: () => done(entry),
         error: (err) => {

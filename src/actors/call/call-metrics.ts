@@ -15,6 +15,9 @@ export function callMetrics(meter: CallMeter): CallObserver {
       case 'call.ended':
         meter.callEnded(direction, e.status, e.duration);
         return;
+      case 'verb.finished':
+        meter.verbFinished(e.verb, e.outcome);
+        return;
       default:
         return;
     }

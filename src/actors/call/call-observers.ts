@@ -36,10 +36,10 @@ export class CallEventBus {
     const sid = event.call.sid;
     const next = (this.chains.get(sid) ?? Promise.resolve()).then(() => this.run(event));
     this.chains.set(sid, next);
-    if (event.type === 'call.ended')
-      void next.then(() => {
-        if (this.chains.get(sid) === next) this.chains.delete(sid);
-      });
+    // A call with nothing in flight holds no entry (events may follow its end: a verb finishing).
+    void next.then(() => {
+      if (this.chains.get(sid) === next) this.chains.delete(sid);
+    });
   }
 
   /** Resolves once every event published so far has been observed. */
@@ -59,23 +59,23 @@ export class CallEventBus {
 }
 
 /** The call detail record in the system of record. */
-export function cdrWriter(calls: Pick<CallStore, 'update'>, logger: Logger): CallObserver {
+export function cdrWriter(calls: Pick<CallStore, 'patch'>, logger: Logger): CallObserver {
   return async (e) => {
     const sid = e.call.sid;
     const warn = (err: unknown) => logger.warn({ err, callSid: sid }, 'call record not updated');
     switch (e.type) {
       case 'call.ringing':
         // An inbound record is written ringing.
-        if (e.call.direction !== 'inbound') await calls.update(sid, { status: S.Ringing }).catch(warn);
+        if (e.call.direction !== 'inbound') await calls.patch(sid, { status: S.Ringing }).catch(warn);
         return;
       case 'call.answered':
         await calls
-          .update(sid, { status: S.InProgress, startTime: new Date(e.at), sipResponseCode: 200 })
+          .patch(sid, { status: S.InProgress, startTime: new Date(e.at), sipResponseCode: 200 })
           .catch(warn);
         return;
       case 'call.ended':
         await calls
-          .update(sid, {
+          .patch(sid, {
             status: e.status,
             endTime: new Date(e.at),
             duration: e.duration,

@@ -6,22 +6,29 @@
  */
 import type { Logger } from '../../logger.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
-import type { CallEventType } from './call.types.js';
+import type { CallEmitted } from './call.types.js';
 import type { CallObserver } from './call-observers.js';
 
 /** Live call snapshots outlive a crashed node by this much (seconds). */
 export const SNAPSHOT_TTL_SECONDS = 6 * 3600;
 
-/** The moments worth a write: each changes what a restored actor would do. */
-const WRITTEN: ReadonlySet<CallEventType> = new Set([
-  'call.created',
-  'call.initiated',
-  'call.ringing',
-  'call.answered',
-  'call.confirmed',
-  'call.bridged',
-  'call.muted',
-]);
+/**
+ * Whether a restore would act differently after this event: a queued REST call (resumed from its
+ * snapshot), and the dialog once there is one (a restored answered call BYEs it). Other changes
+ * (ringing, bridges, mute) end the same way on another node, so they cost no write.
+ */
+function worthWriting(e: CallEmitted): boolean {
+  switch (e.type) {
+    case 'call.created':
+      return e.call.direction === 'outbound-api';
+    case 'call.answered':
+      return e.call.dialog !== null;
+    case 'call.confirmed':
+      return e.call.direction === 'inbound';
+    default:
+      return false;
+  }
+}
 
 /** A persisted snapshot as it is stored. */
 export function storable(persisted: unknown): unknown {
@@ -33,22 +40,29 @@ export function storable(persisted: unknown): unknown {
   };
 }
 
+/** The snapshot observer; `adopt` marks a call restored here (its stored snapshot is deleted at its end). */
+export type SnapshotWriter = CallObserver & { adopt(sid: string): void };
+
 export function snapshotWriter(
   store: SnapshotStore,
   persistedOf: (sid: string) => unknown | null,
   logger: Logger,
-): CallObserver {
-  return async (e) => {
+): SnapshotWriter {
+  /** Calls with a snapshot stored: only those need a delete. */
+  const written = new Set<string>();
+  const observe: CallObserver = async (e) => {
     const sid = e.call.sid;
     if (e.type === 'call.ended') {
-      await store.delete('call', sid).catch(() => {});
+      if (written.delete(sid)) await store.delete('call', sid).catch(() => {});
       return;
     }
-    if (!WRITTEN.has(e.type)) return;
+    if (!worthWriting(e)) return;
     const persisted = persistedOf(sid);
     if (persisted === null) return;
+    written.add(sid);
     await store.save('call', sid, storable(persisted), SNAPSHOT_TTL_SECONDS).catch((err) => {
       logger.warn({ err, callSid: sid }, 'call snapshot not saved');
     });
   };
+  return Object.assign(observe, { adopt: (sid: string) => void written.add(sid) });
 }

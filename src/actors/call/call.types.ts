@@ -190,6 +190,9 @@ export type CallEmitted =
   | { type: 'call.bridged'; call: CallContext; peer: string | null; at: number }
   | { type: 'call.muted'; call: CallContext; muted: boolean; at: number }
   | { type: 'call.whispered'; call: CallContext; at: number }
+  /** A verb of the call's markup began (the interpreter's announcement, on the call's stream). */
+  | { type: 'verb.started'; call: CallContext; verb: string; seq: number; at: number }
+  | { type: 'verb.finished'; call: CallContext; verb: string; seq: number; outcome: string; at: number }
   | {
       type: 'call.ended';
       call: CallContext;

@@ -24,11 +24,12 @@
  * Context is plain data (program JSON, index, counters); the services are closed over by the actor
  * implementations, so the machine itself does no I/O beyond the call intents of its actions.
  */
-import { and, assign, fromPromise, setup, stateIn } from 'xstate';
+import { and, assign, emit, fromPromise, setup, stateIn } from 'xstate';
 import { type FetchMarkupOutput, fetchMarkupLogic } from './fetch-markup.js';
 import {
   DEFAULT_API_VERSION,
   type InterpreterContext,
+  type InterpreterEmitted,
   InterpreterErrorCode,
   type InterpreterEvent,
   type InterpreterInput,
@@ -90,12 +91,18 @@ export function createInterpreterMachine(services: InterpreterServices) {
         input: verbInput,
         onDone: {
           target: '#interpreter.executing.deciding',
-          actions: {
-            type: 'recordOutcome',
-            params: ({ event }: { event: { output: VerbOutcome } }) => event.output,
-          },
+          actions: [
+            {
+              type: 'recordOutcome',
+              params: ({ event }: { event: { output: VerbOutcome } }) => event.output,
+            },
+            'emitVerbFinished',
+          ],
         },
-        onError: { target: '#interpreter.executing.next', actions: ['notifyVerbError', 'advance'] },
+        onError: {
+          target: '#interpreter.executing.next',
+          actions: ['notifyVerbError', 'emitVerbFinished', 'advance'],
+        },
       },
     }) as const;
   return setup({
@@ -104,6 +111,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
       events: {} as InterpreterEvent,
       input: {} as InterpreterInput,
       output: {} as InterpreterOutput,
+      emitted: {} as InterpreterEmitted,
     },
     actors: {
       fetchMarkup: fetchMarkupLogic(services),
@@ -151,6 +159,17 @@ export function createInterpreterMachine(services: InterpreterServices) {
       })),
       advance: assign(({ context }) => ({ index: context.index + 1, outcome: null })),
       recordOutcome: assign((_, outcome: VerbOutcome) => ({ outcome })),
+      emitVerbStarted: emit(({ context }) => ({
+        type: 'verb.started' as const,
+        verb: currentVerb(context) ?? '',
+        seq: context.seq,
+      })),
+      emitVerbFinished: emit(({ context }) => ({
+        type: 'verb.finished' as const,
+        verb: currentVerb(context) ?? '',
+        seq: context.seq,
+        outcome: context.outcome?.kind ?? 'error',
+      })),
       requestFetch: assign(({ context }) => {
         const o = context.outcome;
         if (o?.kind !== 'fetch') return {};
@@ -293,7 +312,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
             },
           },
           running: {
-            entry: 'startVerb',
+            entry: ['startVerb', 'emitVerbStarted'],
             initial: 'route',
             states: {
               route: {

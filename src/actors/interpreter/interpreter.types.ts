@@ -155,3 +155,11 @@ export type InterpreterOutput =
   | { readonly end: 'call-ended' }
   /** A whisper document ended with the call still up. */
   | { readonly end: 'document-ended' };
+
+/**
+ * What the interpreter announces about its verbs (the call's event stream carries them): a verb
+ * began, or ended with its outcome (`error` when it failed). `seq` numbers the verbs of the call.
+ */
+export type InterpreterEmitted =
+  | { readonly type: 'verb.started'; readonly verb: string; readonly seq: number }
+  | { readonly type: 'verb.finished'; readonly verb: string; readonly seq: number; readonly outcome: string };

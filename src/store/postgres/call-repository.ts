@@ -114,6 +114,10 @@ export class PgCallStore implements CallStore {
     return row ? toCall(row) : null;
   }
 
+  async patch(sid: string, patch: CallUpdate): Promise<void> {
+    await this.db.query(sql`UPDATE calls SET ${updateSet(patch, COLUMNS)} WHERE sid = ${sid}`);
+  }
+
   async get(accountSid: string, sid: string): Promise<CallRecord | null> {
     const [row] = await this.db.query(
       sql`SELECT * FROM calls WHERE sid = ${sid} AND account_sid = ${accountSid}`,
