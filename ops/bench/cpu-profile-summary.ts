@@ -7,6 +7,7 @@
  *   [--callers NAME [--depth 6] [--all-frames]]   (where the self time of functions named NAME
  *                        comes from: their stacks, innermost first, `--depth` frames of ours, or of
  *                        any module with --all-frames)
+ *   [--under NAME]      (self time by function of the samples with a function named NAME on the stack)
  * With --calls, every figure is also given in ms per call (the run's successful calls).
  */
 import { readFileSync } from 'node:fs';
@@ -44,6 +45,7 @@ const FROM_US = (opt('from') ?? 0) * 1e6;
 const TO_US = (opt('to') ?? Number.POSITIVE_INFINITY) * 1e6;
 const CALLERS = args.includes('--callers') ? args[args.indexOf('--callers') + 1] : undefined;
 const DEPTH = opt('depth') ?? 6;
+const UNDER = args.includes('--under') ? args[args.indexOf('--under') + 1] : undefined;
 const ALL_FRAMES = args.includes('--all-frames');
 
 /** The module a frame belongs to: `pkg` under node_modules, `src/…` (or dist/…) of ours, or node's. */
@@ -86,6 +88,7 @@ const selfByFn = new Map<string, number>();
 const selfByModule = new Map<string, number>();
 const inclusiveByFn = new Map<string, number>();
 const stacksOfCallers = new Map<string, number>();
+const selfUnder = new Map<string, number>();
 const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
 let total = 0;
 let idle = 0;
@@ -105,13 +108,17 @@ for (let i = 0; i < profile.samples.length; i++) {
   add(selfByModule, moduleOf(node.callFrame.url), dt);
   if (CALLERS && node.callFrame.functionName === CALLERS) add(stacksOfCallers, stackOf(node.id), dt);
   const seen = new Set<string>();
+  let under = false;
   for (let id: number | undefined = node.id; id !== undefined; id = parent.get(id)) {
-    const key = frameKey(byId.get(id)!.callFrame);
+    const frame = byId.get(id)!.callFrame;
+    if (frame.functionName === UNDER) under = true;
+    const key = frameKey(frame);
     if (!seen.has(key)) {
       seen.add(key);
       add(inclusiveByFn, key, dt);
     }
   }
+  if (under) add(selfUnder, frameKey(node.callFrame), dt);
 }
 
 const busy = total - idle;
@@ -130,3 +137,4 @@ table('Self time by module', selfByModule);
 table('Self time by function', selfByFn);
 table('Inclusive time by function', inclusiveByFn);
 if (CALLERS) table(`Stacks of ${CALLERS}`, stacksOfCallers);
+if (UNDER) table(`Self time under ${UNDER}`, selfUnder);
