@@ -216,7 +216,8 @@ async function main() {
         const perCall = (s: number) => ((s * 1000) / Math.max(1, a.successful)).toFixed(2);
         console.log(
           `A. <Pause 2/><Hangup/> offered ${rate}/s for ${DURATION} s: achieved ` +
-            `${(a.successful / Math.max(1, a.elapsed - 2)).toFixed(0)}/s, ${a.successful} ok, ${a.failed} failed; ` +
+            `${(a.successful / Math.max(1, a.elapsed - 2)).toFixed(0)}/s, ${a.successful} ok, ${a.failed} failed ` +
+            `(${a.retransmissions} sipp retransmissions); ` +
             `INVITE→200 p50 ${percentile(a.rtts, 50)} ms, p95 ${percentile(a.rtts, 95)} ms (= webhook overhead, ` +
             `the stub answers at once); CPU per call: server ${perCall(cpu.server)} ms, media engine ` +
             `${perCall(cpu.media)} ms`,

@@ -116,6 +116,8 @@ export function percentile(sorted: number[], p: number): number {
 export interface SippRun {
   successful: number;
   failed: number;
+  /** Messages sipp sent again for want of an answer (a slow server's INVITEs, BYE responses...). */
+  retransmissions: number;
   elapsed: number;
   rtts: number[];
 }
@@ -158,6 +160,7 @@ export async function sipp(args: string[], scenario: string | null): Promise<Sip
     return {
       successful: Number(col('SuccessfulCall(C)')),
       failed: Number(col('FailedCall(C)')),
+      retransmissions: Number(col('Retransmissions(C)')),
       elapsed: (h ?? 0) * 3600 + (m ?? 0) * 60 + (s ?? 0) + (us ?? 0) / 1e6,
       rtts,
     };

@@ -2,9 +2,8 @@
  * Call legs: the SipPort implementation. Each leg is one dialog, UAC (placeCall) or UAS (an
  * inbound INVITE), held here by leg id with its live handles; its dialog is plain data the owner
  * may persist. Implements the UA core duties the `sip` package leaves out (RFC 3261 §12-§15):
- * To-tags, 100 Trying (only for an INVITE not answered within 200 ms), 2xx retransmission until ACK
- * and BYE after 64·T1 without one, the ACK for 2xx, CANCEL → 487, BYE either way, re-INVITE, INFO
- * and MESSAGE, one digest retry on 401/407.
+ * To-tags, 100 Trying, 2xx retransmission until ACK and BYE after 64·T1 without one, the ACK for
+ * 2xx, CANCEL → 487, BYE either way, re-INVITE, INFO and MESSAGE, one digest retry on 401/407.
  */
 import type { Logger } from 'pino';
 import type { StackNameAddr } from 'sip';
@@ -53,8 +52,6 @@ interface Leg {
   /** `callId|branch` of the INVITE in `byInvite`. */
   inviteKey?: string;
   invite?: SipRequest;
-  /** Sends 100 Trying unless the INVITE is answered first (see SipTimers.TRYING). */
-  trying?: NodeJS.Timeout;
   ok?: SipResponse;
   byeAfterAck?: boolean;
   // UAC
@@ -180,7 +177,7 @@ export class SipLegs implements SipPort {
     if (leg.inviteKey) this.byInvite.delete(leg.inviteKey);
   }
 
-  private timer(leg: Leg, ms: number, fn: () => void): NodeJS.Timeout {
+  private timer(leg: Leg, ms: number, fn: () => void): void {
     const t = setTimeout(() => {
       leg.timers.delete(t);
       try {
@@ -190,22 +187,6 @@ export class SipLegs implements SipPort {
       }
     }, ms);
     leg.timers.add(t);
-    return t;
-  }
-
-  /** Every response to an inbound INVITE goes through here: once one is sent, 100 Trying is moot. */
-  private respondToInvite(
-    leg: Leg,
-    invite: SipRequest,
-    status: number,
-    options: Parameters<SipStack['respond']>[2] = {},
-  ): SipResponse {
-    if (leg.trying) {
-      clearTimeout(leg.trying);
-      leg.timers.delete(leg.trying);
-      leg.trying = undefined;
-    }
-    return this.stack.respond(invite, status, options);
   }
 
   private contactFor(legId: string, flow: Flow | null, requestUri?: string): string {
@@ -377,10 +358,7 @@ export class SipLegs implements SipPort {
       leg.inviteKey = `${leg.callId}|${branch}`;
       this.byInvite.set(leg.inviteKey, legId);
     }
-    leg.trying = this.timer(leg, SipTimers.TRYING, () => {
-      leg.trying = undefined;
-      if (leg.invite && !leg.terminal && leg.state === 'calling') this.stack.respond(leg.invite, 100);
-    });
+    this.stack.respond(rq, 100);
     if (!this.inviteHandler) {
       this.reject(legId, 480);
       return;
@@ -420,7 +398,7 @@ export class SipLegs implements SipPort {
     if (!leg?.invite || leg.terminal || leg.state === 'answered' || leg.state === 'confirmed') return;
     leg.state = 'early';
     const contact = this.contactFor(legId, leg.flow);
-    this.respondToInvite(leg, leg.invite, status, {
+    this.stack.respond(leg.invite, status, {
       toTag: leg.localTag,
       headers: {
         contact: [{ uri: contact, params: {} }],
@@ -435,7 +413,7 @@ export class SipLegs implements SipPort {
     if (!leg?.invite || leg.terminal || leg.state === 'answered' || leg.state === 'confirmed') return;
     const contact = this.contactFor(legId, leg.flow);
     leg.localSdp = sdp;
-    leg.ok = this.respondToInvite(leg, leg.invite, 200, {
+    leg.ok = this.stack.respond(leg.invite, 200, {
       toTag: leg.localTag,
       headers: { contact: [{ uri: contact, params: {} }], 'content-type': 'application/sdp' },
       content: sdp,
@@ -478,7 +456,7 @@ export class SipLegs implements SipPort {
     const leg = this.legs.get(legId);
     if (!leg?.invite || leg.terminal || leg.state === 'answered' || leg.state === 'confirmed') return;
     const code = status >= 300 && status <= 699 ? status : 500;
-    this.respondToInvite(leg, leg.invite, code, {
+    this.stack.respond(leg.invite, code, {
       toTag: leg.localTag,
       ...(reason ? { reason } : {}),
       ...(retryAfter !== undefined ? { headers: { 'retry-after': String(retryAfter) } } : {}),
@@ -495,7 +473,7 @@ export class SipLegs implements SipPort {
       leg.abandoned = true;
       leg.client?.cancel();
     } else if (leg.role === 'uas' && (leg.state === 'calling' || leg.state === 'early') && leg.invite) {
-      this.respondToInvite(leg, leg.invite, 480, { toTag: leg.localTag });
+      this.stack.respond(leg.invite, 480, { toTag: leg.localTag });
     } else if (leg.state === 'answered') {
       // §15: no BYE before the ACK arrives (or the wait for it ends).
       leg.byeAfterAck = true;
@@ -612,7 +590,7 @@ export class SipLegs implements SipPort {
     if (!leg) return void this.stack.respond(rq, 481);
     this.stack.respond(rq, 200, { toTag: leg.localTag });
     if (leg.invite && (leg.state === 'calling' || leg.state === 'early')) {
-      this.respondToInvite(leg, leg.invite, 487, { toTag: leg.localTag });
+      this.stack.respond(leg.invite, 487, { toTag: leg.localTag });
       this.emit(leg, { type: 'sip.cancel', legId: leg.id });
     }
   }
@@ -691,7 +669,7 @@ export class SipLegs implements SipPort {
     for (const leg of [...this.legs.values()]) {
       if (!leg.terminal) {
         if (leg.role === 'uas' && leg.invite && (leg.state === 'calling' || leg.state === 'early')) {
-          this.respondToInvite(leg, leg.invite, 503, { toTag: leg.localTag });
+          this.stack.respond(leg.invite, 503, { toTag: leg.localTag });
           this.emit(leg, { type: 'sip.ended', legId: leg.id, cause: 'transport' });
         } else this.hangUp(leg.id);
       }

@@ -17,11 +17,6 @@ export const SipTimers = {
   ACK_WAIT: 64 * 500,
   /** A UAC that got a 1xx to its INVITE waits this long for CANCEL's effect before giving up (§9.1). */
   CANCEL_WAIT: 64 * 500,
-  /**
-   * An inbound INVITE gets 100 Trying only if we have not answered it (1xx or final) within this
-   * time (§17.2.1): routing usually sends 180 well before, and so the 100 is one datagram less.
-   */
-  TRYING: 200,
 } as const;
 
 /** Registrar limits (RFC 3261 §10.3 step 7): requested expiries are clamped to this range. */
