@@ -1,18 +1,24 @@
 /**
  * bench:calls — calls end to end under sipp load; server in its own process
  * (real Redis, Postgres and media engine), the markup server in this process.
- *   A. Inbound call, markup `<Pause length="2"/><Hangup/>`: achieved calls/s (sipp's successful
- *      calls / elapsed, not `-r`), failures, INVITE→200 p50/p95 (= webhook overhead: the stub answers
- *      at once). Target ≥ 150 calls/s for 60 s with 0 failures; overhead p95 < 30 ms.
+ *   A. Inbound call, markup `<Pause length="2"/><Hangup/>`, at each offered rate of `--rates` in
+ *      turn (default 150 and 300 calls/s, `--duration` s each, after a short warm-up): achieved
+ *      calls/s (sipp's successful calls / its elapsed time less the last call's 2 s, not `-r`),
+ *      sipp's failed calls, INVITE→200 p50/p95 (sipp's response time 1 = webhook overhead: the stub
+ *      answers at once), and CPU ms per successful call of the server process and of its media
+ *      engine (utime + stime from /proc over the run). Target at 300 calls/s: 0 failures, p95 < 50 ms,
+ *      server ≤ 1.5 ms per call.
  *   B. `<Dial>` to a sipp UAS, callers hold 30 s: 50 calls/s → 1,500 live dialogs; failures and
  *      post-dial delay (caller's INVITE → 200) p95. Target 0 failures, p95 < 200 ms.
  *   C. Held calls (`<Pause length="600"/>`): N concurrent calls, main-process RSS per live call after a
  *      full GC (through the server's V8 inspector on loopback), once every call is past its INVITE
  *      transaction's Timer L (32 s); also heap per call and the raw RSS peak during the ramp.
  *      Target 2,400 calls at < 40 kB per call.
- * Usage: npm run bench:calls [-- --rate 150 --duration 60 --dial-rate 50 --dial-seconds 30 --held 2400 --only CAB]
+ * Usage: npm run bench:calls [-- --rates 150,300 --duration 30 --dial-rate 50 --dial-seconds 30 --held 2400 --only CAB]
  * BENCH_HEAP_SNAPSHOT=<dir> writes server heap snapshots before C and with the calls held (compare them
- * in Chrome DevTools to see where the per-call memory goes).
+ * in Chrome DevTools to see where the per-call memory goes). BENCH_CPU_PROF=<dir> writes the server's
+ * CPU profile there when it exits (summarise it with ops/bench/cpu-profile-summary.ts).
+ * BENCH_SERVER_DIR=<checkout> runs another checkout's build (see support.ts) for before/after runs.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -24,11 +30,12 @@ import { spawned } from '../lib/tools.js';
 import {
   ADMIN,
   collectedMemory,
-  cpuSeconds,
+  cpuWindow,
   heapSnapshot,
   PEER_IP,
   percentile,
   rssBytes,
+  SERVER_DIR,
   SERVER_IP,
   sipp,
   startServer,
@@ -38,8 +45,16 @@ const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i === -1 ? fallback : Number(process.argv[i + 1]);
 };
-const RATE = arg('rate', 150);
-const DURATION = arg('duration', 60);
+/** Offered rates of scenario A, run in turn on the same server. */
+const RATES = (() => {
+  const i = process.argv.indexOf('--rates');
+  const list = i === -1 ? '150,300' : (process.argv[i + 1] ?? '');
+  const rates = list.split(',').map(Number);
+  if (!rates.length || rates.some((r) => !(r > 0)))
+    throw new Error(`--rates: expected e.g. 150,300, got ${list}`);
+  return rates;
+})();
+const DURATION = arg('duration', 30);
 const DIAL_RATE = arg('dial-rate', 50);
 const DIAL_SECONDS = arg('dial-seconds', 30);
 const HELD = arg('held', 2400);
@@ -78,7 +93,7 @@ async function api(httpPort: number, path: string, form: Record<string, string> 
 }
 
 async function main() {
-  console.log(`bench:calls — node ${process.version}`);
+  console.log(`bench:calls — node ${process.version}, server ${SERVER_DIR}`);
   const ns = await createNamespace('benchcalls');
   const sipPort = await freePort(SERVER_IP);
   const uasPort = await freePort(UAS_IP);
@@ -172,29 +187,42 @@ async function main() {
       );
     }
     if (ONLY.includes('A')) {
-      // A. Pause 2 s + Hangup.
-      const cpu0 = cpuSeconds(pid);
-      const a = await sipp(
-        [
-          target,
-          ...base,
-          '-p',
-          String(await freePort(PEER_IP)),
-          '-s',
-          numbers.pause,
-          '-r',
-          String(RATE),
-          '-m',
-          String(RATE * DURATION),
-        ],
-        'uac-call-timed-expect-bye.xml',
-      );
-      const cpuA = cpuSeconds(pid) - cpu0;
-      console.log(
-        `A. <Pause 2/><Hangup/> at ${RATE}/s for ${DURATION} s: achieved ${(a.successful / Math.max(1, a.elapsed - 2)).toFixed(0)}/s, ` +
-          `${a.successful} ok, ${a.failed} failed; INVITE→200 p50 ${percentile(a.rtts, 50)} ms, p95 ${percentile(a.rtts, 95)} ms ` +
-          `(= webhook overhead, the stub answers at once); server CPU ${((cpuA * 1000) / Math.max(1, a.successful)).toFixed(2)} ms/call`,
-      );
+      // A. Pause 2 s + Hangup at each rate. A warm-up first, so the first rate does not pay for the
+      // JIT and the connection pools.
+      const pause = async (rate: number, calls: number) =>
+        sipp(
+          [
+            target,
+            ...base,
+            '-p',
+            String(await freePort(PEER_IP)),
+            '-s',
+            numbers.pause,
+            '-r',
+            String(rate),
+            '-m',
+            String(calls),
+          ],
+          'uac-call-timed-expect-bye.xml',
+        );
+      await pause(50, 100);
+      for (const rate of RATES) {
+        await new Promise((r) => setTimeout(r, 2000));
+        const stop = cpuWindow(pid);
+        const a = await pause(rate, rate * DURATION);
+        // The last calls' records and callbacks are written just after their BYE.
+        await new Promise((r) => setTimeout(r, 500));
+        const cpu = stop();
+        const perCall = (s: number) => ((s * 1000) / Math.max(1, a.successful)).toFixed(2);
+        console.log(
+          `A. <Pause 2/><Hangup/> offered ${rate}/s for ${DURATION} s: achieved ` +
+            `${(a.successful / Math.max(1, a.elapsed - 2)).toFixed(0)}/s, ${a.successful} ok, ${a.failed} failed ` +
+            `(${a.retransmissions} sipp retransmissions); ` +
+            `INVITE→200 p50 ${percentile(a.rtts, 50)} ms, p95 ${percentile(a.rtts, 95)} ms (= webhook overhead, ` +
+            `the stub answers at once); CPU per call: server ${perCall(cpu.server)} ms, media engine ` +
+            `${perCall(cpu.media)} ms`,
+        );
+      }
     }
     if (ONLY.includes('B')) {
       // B. Dial to a sipp UAS, callers hold DIAL_SECONDS.

@@ -4,7 +4,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { collectedMemory } from '../lib/memory.js';
@@ -53,6 +53,61 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/**
+ * The processes `pid` started (the server's media engine), from /proc/<pid>/task/<tid>/children,
+ * or by scanning every process's parent where the kernel does not offer that file.
+ */
+export function childPids(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number),
+    );
+  } catch {
+    return readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .filter((d) => {
+        try {
+          return Number(readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === pid;
+        } catch {
+          return false; // exited meanwhile
+        }
+      })
+      .map(Number);
+  }
+}
+
+/** The server's media engine process (its child running media/engine/entry), or null while it is down. */
+export function mediaEnginePid(serverPid: number): number | null {
+  for (const child of childPids(serverPid)) {
+    try {
+      if (readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('media/engine/entry')) return child;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return null;
+}
+
+/**
+ * CPU of the server and of its media engine over a window: `start()` reads both, the returned
+ * `stop()` gives the seconds each spent since. An engine that (re)started inside the window counts
+ * from zero.
+ */
+export function cpuWindow(serverPid: number): () => { server: number; media: number } {
+  const server0 = cpuSeconds(serverPid);
+  const mediaPid0 = mediaEnginePid(serverPid);
+  const media0 = mediaPid0 === null ? 0 : cpuSeconds(mediaPid0);
+  return () => {
+    const mediaPid = mediaEnginePid(serverPid);
+    const media = mediaPid === null ? 0 : cpuSeconds(mediaPid) - (mediaPid === mediaPid0 ? media0 : 0);
+    return { server: cpuSeconds(serverPid) - server0, media };
+  };
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -61,6 +116,8 @@ export function percentile(sorted: number[], p: number): number {
 export interface SippRun {
   successful: number;
   failed: number;
+  /** Messages sipp sent again for want of an answer (a slow server's INVITEs, BYE responses...). */
+  retransmissions: number;
   elapsed: number;
   rtts: number[];
 }
@@ -88,7 +145,8 @@ export async function sipp(args: string[], scenario: string | null): Promise<Sip
     const head = lines[0]!.split(';');
     const last = lines[lines.length - 1]!.split(';');
     const col = (name: string) => last[head.indexOf(name)] ?? '';
-    const [h, m, s] = col('ElapsedTime(C)').split(':').map(Number);
+    // HH:MM:SS:microseconds
+    const [h, m, s, us] = col('ElapsedTime(C)').split(':').map(Number);
     const rttFile = files.find((f) => f.endsWith('_rtt.csv'));
     const rtts = rttFile
       ? readFileSync(join(dir, rttFile), 'utf8')
@@ -102,7 +160,8 @@ export async function sipp(args: string[], scenario: string | null): Promise<Sip
     return {
       successful: Number(col('SuccessfulCall(C)')),
       failed: Number(col('FailedCall(C)')),
-      elapsed: (h ?? 0) * 3600 + (m ?? 0) * 60 + (s ?? 0),
+      retransmissions: Number(col('Retransmissions(C)')),
+      elapsed: (h ?? 0) * 3600 + (m ?? 0) * 60 + (s ?? 0) + (us ?? 0) / 1e6,
       rtts,
     };
   } finally {
@@ -119,9 +178,17 @@ export interface BenchServer extends ServerProcess {
 /**
  * The server as operators run it: the build (`npm run build`, made once per benchmark run), so the
  * figures carry no tsx overhead; BENCH_TSX=1 runs the TypeScript sources instead.
+ * BENCH_SERVER_DIR=<checkout> runs that checkout's existing build (`<checkout>/dist/main.js`, e.g.
+ * an older commit built in /tmp) instead, so "before" and "after" run on the same machine and bench.
  */
+export const SERVER_DIR = process.env.BENCH_SERVER_DIR ? resolve(process.env.BENCH_SERVER_DIR) : ROOT;
 let built = false;
 function serverEntry(): 'src' | 'dist' {
+  if (SERVER_DIR !== ROOT) {
+    if (!existsSync(join(SERVER_DIR, 'dist/main.js')))
+      throw new Error(`BENCH_SERVER_DIR: no ${SERVER_DIR}/dist/main.js (run npm run build there)`);
+    return 'dist';
+  }
   if (process.env.BENCH_TSX === '1') return 'src';
   if (!built) {
     execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -144,13 +211,17 @@ export async function startServer(
   const inspectPort = opts.inspect ? await freePort(SERVER_IP) : null;
   const inspect = inspectPort ? [`--inspect=${SERVER_IP}:${inspectPort}`] : [];
   // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server there (open it in Chrome DevTools).
-  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  // (Written when the server exits; the directory is made absolute as the server may run elsewhere.)
+  const prof = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', '--cpu-prof-dir', resolve(process.env.BENCH_CPU_PROF)]
+    : [];
   // BENCH_HEAP_SNAPSHOT=<dir>: the server writes a heap snapshot there on SIGUSR2 (see heapSnapshot()).
   const heap = process.env.BENCH_HEAP_SNAPSHOT
     ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${process.env.BENCH_HEAP_SNAPSHOT}`]
     : [];
   const server = await startServerProcess(ns, {
     entry: serverEntry(),
+    root: SERVER_DIR,
     admin: ADMIN,
     host: SERVER_IP,
     sipPort,

@@ -26,6 +26,11 @@ export async function startServerProcess(
   opts: {
     /** `src` runs the sources under tsx, `dist` the build (`npm run build` must have run). */
     readonly entry: 'src' | 'dist';
+    /**
+     * The checkout to run (its `dist/` or `src/`); default this one. Another checkout's build lets a
+     * benchmark measure an older commit against this one on the same machine.
+     */
+    readonly root?: string;
     readonly admin: { readonly email: string; readonly password: string };
     readonly host?: string;
     /** SIP port on `host`; null disables SIP; default: a free port. */
@@ -43,7 +48,7 @@ export async function startServerProcess(
   const entry =
     opts.entry === 'dist' ? ['--enable-source-maps', 'dist/main.js'] : ['--import', 'tsx', 'src/main.ts'];
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...entry], {
-    cwd: ROOT,
+    cwd: opts.root ?? ROOT,
     env: {
       ...process.env,
       LOG_LEVEL: 'silent',

@@ -79,9 +79,30 @@ export const newTag = (): string => randomBytes(6).toString('hex');
 export const newCallId = (host: string): string => `${randomBytes(12).toString('hex')}@${host}`;
 export const newBranch = (): string => `z9hG4bK${randomBytes(9).toString('hex')}`;
 
+/**
+ * Deep copy of message data (plain objects, arrays, strings, numbers), as structuredClone would
+ * make it but several times cheaper: every response and request sent is copied once or twice.
+ * Anything that is not plain data goes to structuredClone.
+ */
+function clonePlain<T>(v: T): T {
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) return v.map(clonePlain) as T;
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return structuredClone(v);
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const x = clonePlain((v as Record<string, unknown>)[k]);
+    // A peer may name a parameter `__proto__`: an own key, as structuredClone keeps it.
+    if (k === '__proto__')
+      Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+    else out[k] = x;
+  }
+  return out as T;
+}
+
 /** Deep copy: `send()` and the transaction layer mutate what they are given. */
 export function cloneMessage<T extends StackMessage>(m: T): T {
-  return structuredClone(m);
+  return clonePlain(m);
 }
 
 /**
@@ -104,9 +125,9 @@ export function makeResponse(
     reason: options.reason ?? ReasonPhrase[status] ?? 'Unknown',
     version: '2.0',
     headers: {
-      via: structuredClone(rq.headers.via),
-      to: structuredClone(rq.headers.to),
-      from: structuredClone(rq.headers.from),
+      via: clonePlain(rq.headers.via),
+      to: clonePlain(rq.headers.to),
+      from: clonePlain(rq.headers.from),
       'call-id': rq.headers['call-id'],
       cseq: { ...rq.headers.cseq },
     },
