@@ -101,6 +101,12 @@ export interface OrphanCall {
   readonly statusCallback: StoredStatusCallback | null;
 }
 
+/** What a call's progress changes on its record. */
+export type CallProgress = Pick<
+  CallUpdate,
+  'status' | 'startTime' | 'endTime' | 'duration' | 'sipResponseCode'
+>;
+
 export interface CallStore {
   /**
    * Writes a new call; with `claim`, owned by that node from the start; `statusCallback` is kept for
@@ -120,8 +126,11 @@ export interface CallStore {
   /** Drops this node's claims (a restart with a fixed INSTANCE_ID: nothing is live yet). */
   releaseClaims(node: string): Promise<void>;
   update(sid: string, patch: CallUpdate): Promise<CallRecord | null>;
-  /** `update` without reading the row back (the CDR writer's hot path). */
-  patch(sid: string, patch: CallUpdate): Promise<void>;
+  /**
+   * A live call's progress, without reading the row back (the CDR writer's hot path); concurrent
+   * patches are written together. At most one patch per call may be in flight.
+   */
+  patch(sid: string, patch: CallProgress): Promise<void>;
   get(accountSid: string, sid: string): Promise<CallRecord | null>;
   list(
     filter: CallFilter,

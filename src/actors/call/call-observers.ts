@@ -50,7 +50,9 @@ export class CallEventBus {
   private async run(event: CallEmitted): Promise<void> {
     for (const observe of this.observers) {
       try {
-        await observe(event);
+        // Most observers ignore most events and return nothing: no await (a microtask) for them.
+        const pending = observe(event);
+        if (pending) await pending;
       } catch (err) {
         this.logger.error({ err, callSid: event.call.sid, event: event.type }, 'call observer failed');
       }
@@ -60,21 +62,21 @@ export class CallEventBus {
 
 /** The call detail record in the system of record. */
 export function cdrWriter(calls: Pick<CallStore, 'patch'>, logger: Logger): CallObserver {
-  return async (e) => {
+  return (e) => {
     const sid = e.call.sid;
     const warn = (err: unknown) => logger.warn({ err, callSid: sid }, 'call record not updated');
     switch (e.type) {
       case 'call.ringing':
         // An inbound record is written ringing.
-        if (e.call.direction !== 'inbound') await calls.patch(sid, { status: S.Ringing }).catch(warn);
-        return;
+        return e.call.direction === 'inbound'
+          ? undefined
+          : calls.patch(sid, { status: S.Ringing }).catch(warn);
       case 'call.answered':
-        await calls
+        return calls
           .patch(sid, { status: S.InProgress, startTime: new Date(e.at), sipResponseCode: 200 })
           .catch(warn);
-        return;
       case 'call.ended':
-        await calls
+        return calls
           .patch(sid, {
             status: e.status,
             endTime: new Date(e.at),
@@ -82,9 +84,8 @@ export function cdrWriter(calls: Pick<CallStore, 'patch'>, logger: Logger): Call
             sipResponseCode: e.sipStatus,
           })
           .catch(warn);
-        return;
       default:
-        return;
+        return undefined;
     }
   };
 }
@@ -117,7 +118,7 @@ export function statusCallbacks(send: SendCallback, instanceId: string): CallObs
     const n = call.numberCallback;
     if (n) await send(call, n.url, n.method, numberStatusParams(record(call), status, instanceId));
   };
-  return async (e) => {
+  const handle = async (e: CallEmitted): Promise<void> => {
     const call = e.call;
     switch (e.type) {
       case 'call.initiated':
@@ -157,6 +158,11 @@ export function statusCallbacks(send: SendCallback, instanceId: string): CallObs
         return;
     }
   };
+  // Calls without any callback (most inbound ones without a number StatusCallback) cost nothing here.
+  return (e) =>
+    e.call.progress !== null || e.call.numberCallback !== null || e.call.endCallback !== null
+      ? handle(e)
+      : undefined;
 }
 
 /** The fields of a call the callback parameters name. */

@@ -50,17 +50,15 @@ export function snapshotWriter(
 ): SnapshotWriter {
   /** Calls with a snapshot stored: only those need a delete. */
   const written = new Set<string>();
-  const observe: CallObserver = async (e) => {
+  const observe: CallObserver = (e) => {
     const sid = e.call.sid;
-    if (e.type === 'call.ended') {
-      if (written.delete(sid)) await store.delete('call', sid).catch(() => {});
-      return;
-    }
-    if (!worthWriting(e)) return;
+    if (e.type === 'call.ended')
+      return written.delete(sid) ? store.delete('call', sid).catch(() => {}) : undefined;
+    if (!worthWriting(e)) return undefined;
     const persisted = persistedOf(sid);
-    if (persisted === null) return;
+    if (persisted === null) return undefined;
     written.add(sid);
-    await store.save('call', sid, storable(persisted), SNAPSHOT_TTL_SECONDS).catch((err) => {
+    return store.save('call', sid, storable(persisted), SNAPSHOT_TTL_SECONDS).catch((err) => {
       logger.warn({ err, callSid: sid }, 'call snapshot not saved');
     });
   };

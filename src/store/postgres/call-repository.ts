@@ -2,6 +2,7 @@
 import type {
   CallClaim,
   CallFilter,
+  CallProgress,
   CallRecord,
   CallStore,
   CallUpdate,
@@ -9,6 +10,7 @@ import type {
   StoredStatusCallback,
 } from '../call-store.js';
 import { type Db, sql } from './db.js';
+import { GroupCommit } from './group-commit.js';
 import { updateSet } from './sql-helpers.js';
 
 type Row = Record<string, unknown>;
@@ -114,8 +116,33 @@ export class PgCallStore implements CallStore {
     return row ? toCall(row) : null;
   }
 
-  async patch(sid: string, patch: CallUpdate): Promise<void> {
-    await this.db.query(sql`UPDATE calls SET ${updateSet(patch, COLUMNS)} WHERE sid = ${sid}`);
+  readonly #patches = new GroupCommit<{ sid: string; patch: CallProgress }, void>((batch) =>
+    this.#patchBatch(batch),
+  );
+
+  patch(sid: string, patch: CallProgress): Promise<void> {
+    return this.#patches.add({ sid, patch });
+  }
+
+  /** One UPDATE for every call whose progress changed while the previous batch was written. */
+  async #patchBatch(batch: ReadonlyArray<{ sid: string; patch: CallProgress }>): Promise<void[]> {
+    const values = batch.map(
+      ({ sid, patch: p }) =>
+        sql`(${sid}::text, ${p.status ?? null}::text, ${p.startTime ?? null}::timestamptz,
+          ${p.endTime ?? null}::timestamptz, ${p.duration ?? null}::integer,
+          ${p.sipResponseCode !== undefined}::boolean, ${p.sipResponseCode ?? null}::integer)`,
+    );
+    await this.db.query(sql`
+      UPDATE calls c SET
+        status = COALESCE(v.status, c.status),
+        start_time = COALESCE(v.start_time, c.start_time),
+        end_time = COALESCE(v.end_time, c.end_time),
+        duration = COALESCE(v.duration, c.duration),
+        sip_response_code = CASE WHEN v.set_sip THEN v.sip ELSE c.sip_response_code END,
+        date_updated = now()
+      FROM (VALUES ${sql.join(values, sql`, `)}) AS v (sid, status, start_time, end_time, duration, set_sip, sip)
+      WHERE c.sid = v.sid`);
+    return batch.map(() => undefined);
   }
 
   async get(accountSid: string, sid: string): Promise<CallRecord | null> {

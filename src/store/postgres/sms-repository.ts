@@ -8,6 +8,7 @@ import type {
   SmsTransition,
 } from '../sms-store.js';
 import { type Db, sql } from './db.js';
+import { GroupCommit } from './group-commit.js';
 import { orderBy } from './sql-helpers.js';
 
 type Row = Record<string, unknown>;
@@ -48,51 +49,6 @@ const SORT_COLUMNS: Record<SmsSort, string> = {
 
 /** LIKE pattern for a substring match: the user's %, _ and \ are literal. */
 const contains = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
-/**
- * Group commit: requests that arrive while a batch is being written wait and go together in the
- * next one (at most `inFlight` batches at a time, each of at most `max` items). An idle store
- * writes at once; a busy one makes fewer, larger writes instead of queueing on the pool.
- */
-export class GroupCommit<T, R> {
-  #pending: Array<{ item: T; resolve: (r: R) => void; reject: (e: unknown) => void }> = [];
-  #running = 0;
-
-  constructor(
-    private readonly write: (items: T[]) => Promise<R[]>,
-    private readonly inFlight = 2,
-    private readonly max = 500,
-  ) {}
-
-  add(item: T): Promise<R> {
-    return new Promise<R>((resolve, reject) => {
-      this.#pending.push({ item, resolve, reject });
-      this.#pump();
-    });
-  }
-
-  #pump(): void {
-    while (this.#running < this.inFlight && this.#pending.length > 0) {
-      const batch = this.#pending.splice(0, this.max);
-      this.#running++;
-      this.write(batch.map((b) => b.item))
-        .then(
-          (results) => {
-            batch.forEach((b, i) => {
-              b.resolve(results[i] as R);
-            });
-          },
-          (err) => {
-            for (const b of batch) b.reject(err);
-          },
-        )
-        .finally(() => {
-          this.#running--;
-          this.#pump();
-        });
-    }
-  }
-}
 
 /** Postgres SmsStore: inserts and transitions are group-committed (see GroupCommit). */
 export class PgSmsStore implements SmsStore {

@@ -1,6 +1,6 @@
 /** GroupCommit: requests arriving while a batch is written go together in the next one. */
 import { describe, expect, it } from 'vitest';
-import { GroupCommit } from '../../../../src/store/postgres/sms-repository.js';
+import { GroupCommit } from '../../../../src/store/postgres/group-commit.js';
 
 describe('GroupCommit', () => {
   it('writes at once when idle, batches while busy, keeps order and maps results back', async () => {
