@@ -52,6 +52,9 @@ const COLUMNS: Record<keyof CallUpdate, string> = {
   from: 'from_address',
 };
 
+/** Postgres `deadlock_detected`. */
+const DEADLOCK = '40P01';
+
 export class PgCallStore implements CallStore {
   constructor(private readonly db: Db) {}
 
@@ -100,7 +103,10 @@ export class PgCallStore implements CallStore {
   async renewClaims(node: string, leaseMs: number): Promise<void> {
     await this.db.query(sql`
       UPDATE calls SET claimed_until = now() + ${`${leaseMs} milliseconds`}::interval
-      WHERE claimed_by = ${node} AND status IN ('queued', 'ringing', 'in-progress')`);
+      WHERE sid IN (
+        SELECT sid FROM calls WHERE claimed_by = ${node} AND status IN ('queued', 'ringing', 'in-progress')
+        ORDER BY sid FOR UPDATE
+      )`);
   }
 
   async releaseClaims(node: string): Promise<void> {
@@ -116,8 +122,10 @@ export class PgCallStore implements CallStore {
     return row ? toCall(row) : null;
   }
 
-  readonly #patches = new GroupCommit<{ sid: string; patch: CallProgress }, void>((batch) =>
-    this.#patchBatch(batch),
+  // One batch at a time: two would lock overlapping rows in no set order.
+  readonly #patches = new GroupCommit<{ sid: string; patch: CallProgress }, void>(
+    (batch) => this.#patchBatch(batch),
+    1,
   );
 
   patch(sid: string, patch: CallProgress): Promise<void> {
@@ -132,7 +140,11 @@ export class PgCallStore implements CallStore {
           ${p.endTime ?? null}::timestamptz, ${p.duration ?? null}::integer,
           ${p.sipResponseCode !== undefined}::boolean, ${p.sipResponseCode ?? null}::integer)`,
     );
-    await this.db.query(sql`
+    // Rows are locked in sid order, as renewClaims locks them, so the two never deadlock; a
+    // deadlock with any other writer is retried (Postgres rolled back only this statement).
+    const statement = sql`
+      WITH v (sid, status, start_time, end_time, duration, set_sip, sip) AS (VALUES ${sql.join(values, sql`, `)}),
+      locked AS (SELECT c.sid FROM calls c JOIN v ON v.sid = c.sid ORDER BY c.sid FOR UPDATE)
       UPDATE calls c SET
         status = COALESCE(v.status, c.status),
         start_time = COALESCE(v.start_time, c.start_time),
@@ -140,9 +152,16 @@ export class PgCallStore implements CallStore {
         duration = COALESCE(v.duration, c.duration),
         sip_response_code = CASE WHEN v.set_sip THEN v.sip ELSE c.sip_response_code END,
         date_updated = now()
-      FROM (VALUES ${sql.join(values, sql`, `)}) AS v (sid, status, start_time, end_time, duration, set_sip, sip)
-      WHERE c.sid = v.sid`);
-    return batch.map(() => undefined);
+      FROM v
+      WHERE c.sid = v.sid AND c.sid IN (SELECT sid FROM locked)`;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.db.query(statement);
+        return batch.map(() => undefined);
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== DEADLOCK || attempt >= 3) throw err;
+      }
+    }
   }
 
   async get(accountSid: string, sid: string): Promise<CallRecord | null> {
