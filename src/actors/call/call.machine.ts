@@ -73,6 +73,24 @@ const rejectIn = (status: number, cause: EndCause, target = '#call.canceled') =>
 const hangUp = (cause: EndCause) =>
   ({ target: '#call.completed', actions: [{ type: 'recordEnd', params: cause }, 'hangUp'] }) as const;
 const lost = (target: string) => ({ target, actions: [{ type: 'recordEnd', params: 'node-lost' }] }) as const;
+/** An inbound leg not answered yet (ringing, or its endpoint being made): how it ends. */
+const UNANSWERED_INBOUND = {
+  'call.restored': lost('failed'),
+  // The caller gave up (CANCEL; the SIP layer answers 487).
+  'sip.cancel': {
+    target: '#call.canceled',
+    actions: [{ type: 'recordEnd', params: 'canceled-by-caller' }, 'recordCallerCancel'],
+  },
+  'app.reject': [
+    { guard: 'isBusyReject', ...rejectIn(486, 'rejected', '#call.busy') },
+    rejectIn(603, 'rejected', '#call.noAnswer'),
+  ],
+  'app.hangup': rejectIn(603, 'local-hangup'),
+  'app.done': rejectIn(603, 'local-hangup'),
+  'http.cancel': rejectIn(487, 'api'),
+  'http.complete': rejectIn(487, 'api'),
+} as const;
+
 export function createCallMachine(effects: CallEffects) {
   return callSetup(effects).createMachine({
     id: 'call',
@@ -181,21 +199,8 @@ export function createCallMachine(effects: CallEffects) {
       incoming: {
         tags: S.Ringing,
         on: {
-          'call.restored': lost('failed'),
-          // The caller gave up (CANCEL; the SIP layer answers 487).
-          'sip.cancel': {
-            target: 'canceled',
-            actions: [{ type: 'recordEnd', params: 'canceled-by-caller' }, 'recordCallerCancel'],
-          },
+          ...UNANSWERED_INBOUND,
           'app.answer': 'answering',
-          'app.reject': [
-            { guard: 'isBusyReject', ...rejectIn(486, 'rejected', '#call.busy') },
-            rejectIn(603, 'rejected', '#call.noAnswer'),
-          ],
-          'app.hangup': rejectIn(603, 'local-hangup'),
-          'app.done': rejectIn(603, 'local-hangup'),
-          'http.cancel': rejectIn(487, 'api'),
-          'http.complete': rejectIn(487, 'api'),
           'media.lost': rejectIn(487, 'media-lost'),
         },
       },
@@ -214,19 +219,7 @@ export function createCallMachine(effects: CallEffects) {
           },
         },
         on: {
-          'call.restored': lost('failed'),
-          'sip.cancel': {
-            target: 'canceled',
-            actions: [{ type: 'recordEnd', params: 'canceled-by-caller' }, 'recordCallerCancel'],
-          },
-          'app.reject': [
-            { guard: 'isBusyReject', ...rejectIn(486, 'rejected', '#call.busy') },
-            rejectIn(603, 'rejected', '#call.noAnswer'),
-          ],
-          'app.hangup': rejectIn(603, 'local-hangup'),
-          'app.done': rejectIn(603, 'local-hangup'),
-          'http.cancel': rejectIn(487, 'api'),
-          'http.complete': rejectIn(487, 'api'),
+          ...UNANSWERED_INBOUND,
         },
       },
       inProgress: {

@@ -123,7 +123,7 @@ export class PgCallStore implements CallStore {
   }
 
   // One batch at a time: two would lock overlapping rows in no set order.
-  readonly #patches = new GroupCommit<{ sid: string; patch: CallProgress }, void>(
+  readonly #patches = new GroupCommit<{ sid: string; patch: CallProgress }, undefined>(
     (batch) => this.#patchBatch(batch),
     1,
   );
@@ -133,7 +133,7 @@ export class PgCallStore implements CallStore {
   }
 
   /** One UPDATE for every call whose progress changed while the previous batch was written. */
-  async #patchBatch(batch: ReadonlyArray<{ sid: string; patch: CallProgress }>): Promise<void[]> {
+  async #patchBatch(batch: ReadonlyArray<{ sid: string; patch: CallProgress }>): Promise<undefined[]> {
     const values = batch.map(
       ({ sid, patch: p }) =>
         sql`(${sid}::text, ${p.status ?? null}::text, ${p.startTime ?? null}::timestamptz,
