@@ -107,6 +107,36 @@ export class CallRuntime {
     return this.actors.get(sid)?.getSnapshot().context ?? null;
   }
 
+  /**
+   * What the live actor knows of a call ahead of its record (the record is written after the
+   * actor moves): its status, answer and end; null when the call is not live on this node.
+   */
+  liveFields(
+    sid: string,
+  ):
+    | (Pick<CallRecord, 'status' | 'startTime' | 'sipResponseCode'> &
+        Partial<Pick<CallRecord, 'endTime' | 'duration'>>)
+    | null {
+    const s = this.actors.get(sid)?.getSnapshot();
+    if (!s) return null;
+    const c = s.context;
+    const ended = s.status === 'done' && c.endedAt !== null;
+    return {
+      status: statusOf(s),
+      startTime: c.answeredAt === null ? null : new Date(c.answeredAt),
+      sipResponseCode: c.sipOutcome?.status ?? null,
+      ...(ended
+        ? {
+            endTime: new Date(c.endedAt as number),
+            duration:
+              c.answeredAt === null
+                ? 0
+                : Math.max(0, Math.round(((c.endedAt as number) - c.answeredAt) / 1000)),
+          }
+        : {}),
+    };
+  }
+
   /** The live call's persisted snapshot (what a snapshot writer stores), or null. */
   persistedOf(sid: string): unknown | null {
     return this.actors.get(sid)?.getPersistedSnapshot() ?? null;

@@ -172,9 +172,12 @@ export function callRoutes(routes: RouteTable, deps: CallRouteDeps): void {
 
   routes.resource(`${API_ROOT}/Accounts/:accountSid/Calls/:callSid`, {
     GET: async (req, res) => {
-      const call = await deps.calls.get(accountOf(res).sid, req.params.callSid as string);
-      if (!call) throw new AppError('NotFound', `Call ${req.params.callSid} not found`);
-      send(res, formatOf(res), 'Call', callDto(call, formatOf(res)));
+      const sid = req.params.callSid as string;
+      const call = await deps.calls.get(accountOf(res).sid, sid);
+      if (!call) throw new AppError('NotFound', `Call ${sid} not found`);
+      // A live call is read from its actor (the record follows it a moment later).
+      const live = deps.callRuntime?.liveFields(sid) ?? null;
+      send(res, formatOf(res), 'Call', callDto(live ? { ...call, ...live } : call, formatOf(res)));
     },
     POST: async (req, res) => {
       const sid = req.params.callSid as string;
@@ -209,7 +212,10 @@ export function callRoutes(routes: RouteTable, deps: CallRouteDeps): void {
       }
       // Status=canceled on an answered call has no effect (spec): the call is returned as it is.
       if (status) runtime.modifyStatus(sid, status);
-      const after = (await deps.calls.get(account.sid, sid)) ?? call;
+      // Read before the await: an actor that has just ended leaves the registry right after.
+      const fields = runtime.liveFields(sid);
+      const stored = (await deps.calls.get(account.sid, sid)) ?? call;
+      const after = fields ? { ...stored, ...fields } : stored;
       const live = runtime.liveView(sid);
       const format = formatOf(res);
       send(
