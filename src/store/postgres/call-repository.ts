@@ -52,28 +52,64 @@ const COLUMNS: Record<keyof CallUpdate, string> = {
   from: 'from_address',
 };
 
+/** A call record to insert, with its claim and the StatusCallback kept for its recovery. */
+interface NewCall {
+  readonly c: CallRecord;
+  readonly opts: { claim?: CallClaim; statusCallback?: StoredStatusCallback | null };
+}
+
 /** Postgres `deadlock_detected`. */
 const DEADLOCK = '40P01';
 
 export class PgCallStore implements CallStore {
   constructor(private readonly db: Db) {}
 
+  readonly #inserts = new GroupCommit<NewCall, unknown>((batch) => this.#insertBatch(batch));
+
+  /** Calls created while the previous batch was being written go in one multi-row INSERT. */
   async insert(
     c: CallRecord,
     opts: { claim?: CallClaim; statusCallback?: StoredStatusCallback | null } = {},
   ): Promise<void> {
-    // Records written without a claim (imports, tests) are terminal or nobody's: a live one is an orphan.
-    const { claim, statusCallback: cb } = opts;
-    const until = claim ? sql`now() + ${`${claim.leaseMs} milliseconds`}::interval` : sql`NULL`;
+    const failure = await this.#inserts.add({ c, opts });
+    if (failure !== undefined) throw failure;
+  }
+
+  /** Per row: undefined when written, else why not (a batch that fails is retried row by row). */
+  async #insertBatch(batch: readonly NewCall[]): Promise<unknown[]> {
+    try {
+      await this.#insertRows(batch);
+      return batch.map(() => undefined);
+    } catch (err) {
+      if (batch.length === 1) return [err];
+      // One bad row (text the store refuses) must not fail the calls written with it.
+      return Promise.all(
+        batch.map((row) =>
+          this.#insertRows([row]).then(
+            () => undefined,
+            (e: unknown) => e,
+          ),
+        ),
+      );
+    }
+  }
+
+  async #insertRows(batch: readonly NewCall[]): Promise<void> {
+    const rows = batch.map(({ c, opts }) => {
+      // Records written without a claim (imports, tests) are terminal or nobody's: a live one is an orphan.
+      const { claim, statusCallback: cb } = opts;
+      const until = claim ? sql`now() + ${`${claim.leaseMs} milliseconds`}::interval` : sql`NULL`;
+      return sql`(${c.sid}, ${c.parentCallSid}, ${c.accountSid}, ${c.to}, ${c.from}, ${c.phoneNumberSid}, ${c.status},
+        ${c.startTime}, ${c.endTime}, ${c.duration}, ${c.price}, ${c.priceUnit}, ${c.direction}, ${c.answeredBy},
+        ${c.apiVersion}, ${c.forwardedFrom}, ${c.callerName}, ${c.sipCallId}, ${c.sipResponseCode}, ${c.dateCreated}, ${c.dateUpdated},
+        ${claim?.node ?? null}, ${until}, ${cb?.url ?? null}, ${cb?.method ?? null}, ${cb ? [...cb.events] : null})`;
+    });
     await this.db.query(sql`
       INSERT INTO calls (sid, parent_call_sid, account_sid, to_address, from_address, phone_number_sid, status,
         start_time, end_time, duration, price, price_unit, direction, answered_by, api_version, forwarded_from,
         caller_name, sip_call_id, sip_response_code, date_created, date_updated, claimed_by, claimed_until,
         status_callback, status_callback_method, status_callback_events)
-      VALUES (${c.sid}, ${c.parentCallSid}, ${c.accountSid}, ${c.to}, ${c.from}, ${c.phoneNumberSid}, ${c.status},
-        ${c.startTime}, ${c.endTime}, ${c.duration}, ${c.price}, ${c.priceUnit}, ${c.direction}, ${c.answeredBy},
-        ${c.apiVersion}, ${c.forwardedFrom}, ${c.callerName}, ${c.sipCallId}, ${c.sipResponseCode}, ${c.dateCreated}, ${c.dateUpdated},
-        ${claim?.node ?? null}, ${until}, ${cb?.url ?? null}, ${cb?.method ?? null}, ${cb ? [...cb.events] : null})
+      VALUES ${sql.join(rows, sql`, `)}
       ON CONFLICT (sid) DO NOTHING`);
   }
 
