@@ -8,8 +8,11 @@ export interface CallMeter {
   callStarted(direction: string): void;
   /** A call leg was answered, `setupSeconds` after it was created. */
   callAnswered(direction: string, setupSeconds: number): void;
-  /** A call leg ended with its final status; `durationSeconds` is the answered time. */
-  callEnded(direction: string, status: string, durationSeconds: number): void;
+  /**
+   * A call leg ended with its final status; `durationSeconds` is the answered time. `wasActive`:
+   * it was started on this node (a call restored from a node that died was not).
+   */
+  callEnded(direction: string, status: string, durationSeconds: number, wasActive: boolean): void;
   /** A markup verb ended with its outcome (`next`, `hangup`, `fetch`, `error`…). */
   verbFinished(verb: string, outcome: string): void;
 }

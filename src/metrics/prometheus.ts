@@ -60,9 +60,9 @@ export function createMetrics(): Metrics {
       callAnswered(direction, setupSeconds) {
         setup.observe({ direction }, setupSeconds);
       },
-      callEnded(direction, status, durationSeconds) {
+      callEnded(direction, status, durationSeconds, wasActive) {
         ended.inc({ direction, status });
-        active.dec({ direction });
+        if (wasActive) active.dec({ direction });
         if (status === 'completed') duration.observe({ direction }, durationSeconds);
       },
       verbFinished(verb, outcome) {

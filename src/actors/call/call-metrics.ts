@@ -3,17 +3,20 @@ import type { CallMeter } from '../../metrics/port.js';
 import type { CallObserver } from './call-observers.js';
 
 export function callMetrics(meter: CallMeter): CallObserver {
+  /** Calls started on this node: only they count in the live gauge. */
+  const live = new Set<string>();
   return (e) => {
     const direction = e.call.direction;
     switch (e.type) {
       case 'call.created':
+        live.add(e.call.sid);
         meter.callStarted(direction);
         return;
       case 'call.answered':
         meter.callAnswered(direction, Math.max(0, (e.at - e.call.createdAt) / 1000));
         return;
       case 'call.ended':
-        meter.callEnded(direction, e.status, e.duration);
+        meter.callEnded(direction, e.status, e.duration, live.delete(e.call.sid));
         return;
       case 'verb.finished':
         meter.verbFinished(e.verb, e.outcome);
