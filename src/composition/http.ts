@@ -15,6 +15,7 @@ import type { SmsService } from '../actors/sms/sms-service.js';
 import type { Config } from '../config.js';
 import type { EmailService } from '../email/email-service.js';
 import { type App, createApp } from '../http/app.js';
+import type { ObservabilityDeps } from '../http/routes/observability.js';
 import type { Logger } from '../logger.js';
 import { LocalPoolProvider } from '../numbers/provider.js';
 import type { SipService } from '../sip/service.js';
@@ -79,6 +80,8 @@ export interface HttpParts {
   readonly sms: SmsService;
   readonly smsStore: SmsStore;
   readonly email: EmailService;
+  /** `/health`, `/ready`, `/metrics`. */
+  readonly observability?: ObservabilityDeps;
 }
 
 export function composeApp(config: Config, logger: Logger, publicUrl: string, parts: HttpParts): App {
@@ -123,5 +126,6 @@ export function composeApp(config: Config, logger: Logger, publicUrl: string, pa
     sms,
     smsStore,
     email,
+    ...(parts.observability ? { observability: parts.observability } : {}),
   });
 }
