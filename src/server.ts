@@ -80,7 +80,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     // Operations (/metrics, /ready): created first so every part can be metered as it is composed.
     const metrics = createMetrics();
     const readiness = new Readiness();
-    const connections = await connectStores(config, logger, lifecycle);
+    const connections = await connectStores(config, logger, lifecycle, metrics.stores);
     const { accounts, boot } = await startAccounts(config, logger, connections, lifecycle);
     const http = await listenHttp(config, lifecycle);
     const { url, port, publicUrl } = http;

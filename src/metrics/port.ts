@@ -35,3 +35,14 @@ export interface SipMeter {
 export interface WebhookMeter {
   delivered(seconds: number, failure: string | null): void;
 }
+
+/** A store whose connection failed, as its client reports it. */
+export type StoreName = 'postgres' | 'redis';
+
+/**
+ * What the store clients record: connection-level failures only (a refused or dropped connection, a
+ * server shutting down), never a statement the application expects to fail such as a unique conflict.
+ */
+export interface StoreMeter {
+  connectionError(store: StoreName): void;
+}

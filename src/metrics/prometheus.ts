@@ -6,7 +6,7 @@
  * one process do not share series.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { CallMeter, SipMeter, WebhookMeter } from './port.js';
+import type { CallMeter, SipMeter, StoreMeter, WebhookMeter } from './port.js';
 import { type MetricSources, observeSources } from './sources.js';
 
 export type { MetricSources } from './sources.js';
@@ -16,6 +16,7 @@ export interface Metrics {
   readonly calls: CallMeter;
   readonly sip: SipMeter;
   readonly webhooks: WebhookMeter;
+  readonly stores: StoreMeter;
   /** Adds the scrape-time figures of parts composed after the metrics (each source optional). */
   observe(sources: MetricSources): void;
   /** The text exposition format of every series, for `GET /metrics`. */
@@ -110,8 +111,19 @@ export function createMetrics(): Metrics {
     labelNames: ['kind'] as const,
     registers: [registry],
   });
+  const storeErrors = new Counter({
+    name: 'switchboard_store_errors_total',
+    help: 'Connection-level failures reported by the Postgres and Redis clients',
+    labelNames: ['store'] as const,
+    registers: [registry],
+  });
   return {
     registry,
+    stores: {
+      connectionError(store) {
+        storeErrors.inc({ store });
+      },
+    },
     sip: {
       request(direction, method) {
         sipRequests.inc({ direction, method: SIP_METHODS.has(method) ? method : 'OTHER' });

@@ -2,12 +2,14 @@
  * `GET /health` and `GET /ready` on a real server whose Redis is a redis-server this test starts on a
  * free port: both answer without credentials (and even with wrong ones); `/ready` lists each
  * dependency and is 200 while all are up, 503 naming Redis once that server is killed, and 200 again
- * after Redis comes back on the same port (the client reconnects).
+ * after Redis comes back on the same port (the client reconnects); the lost connection is counted in
+ * `switchboard_store_errors_total`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReadinessReport } from '../../../src/metrics/readiness.js';
+import { parsePrometheusText, sampleValue } from '../../support/prometheus-text.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 import { freePort } from '../../support/sipp.js';
 import { until } from '../../support/until.js';
@@ -94,8 +96,13 @@ describe('/health and /ready', () => {
     expect(down.json.status).toBe('not_ready');
     expect(down.json.checks.redis).toEqual({ status: 'down', required: true });
     expect(down.json.checks.postgres?.status).toBe('up');
-    // Liveness does not depend on Redis.
+    // Liveness does not depend on Redis; the lost connection is counted.
     expect((await get('/health')).status).toBe(200);
+    const scraped = await (await fetch(`${ts.url}/metrics`)).text();
+    const errors = sampleValue(parsePrometheusText(scraped), 'switchboard_store_errors_total', {
+      store: 'redis',
+    });
+    expect(errors).toBeGreaterThanOrEqual(1);
 
     redis = await startRedis(redisPort);
     const back = await until(
