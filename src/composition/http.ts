@@ -43,8 +43,13 @@ export async function listenHttp(config: Config, lifecycle: Lifecycle): Promise<
   });
   server.keepAliveTimeout = 65_000;
   // Until the app is composed (SIP, media engine, messaging start after listen), answer 503 rather
-  // than leave requests hanging.
-  const starting = (_req: IncomingMessage, res: ServerResponse) => {
+  // than leave requests hanging; except liveness: a node still starting (media engine, SIP) is alive.
+  const starting = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === 'GET' && req.url === '/health') {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+      res.end('{"status":"ok"}');
+      return;
+    }
     res.writeHead(503, { 'Retry-After': '1', 'Content-Type': 'text/plain' }).end('starting');
   };
   server.on('request', starting);
