@@ -120,7 +120,10 @@ export async function composeVoice(
     lifecycle.onClose(() => media.close());
     // Operations: the engine's readiness and endpoint count (composition/observability.ts has the rest).
     deps.readiness?.add('media', () => ({ up: media.isReady }));
-    metrics.observe({ mediaEndpoints: () => media.endpointCount });
+    metrics.observe({
+      mediaEndpoints: () => media.endpointCount,
+      mediaLoad: async () => (media.isReady ? media.load() : null),
+    });
     const authTokenOf = async (sid: string) => (await accounts.get(sid))?.authToken ?? null;
     let interpreterMachine: ReturnType<typeof createInterpreterMachine> | null = null;
     // This node's conference rooms: the Dial verb keeps them, the REST Mute response reads them.

@@ -23,12 +23,27 @@ export interface SmppLinkFigures {
   readonly outstanding: number;
 }
 
+/** The media engine's load over the window since the previous reading. */
+export interface MediaLoadFigures {
+  readonly tickLateP50Ms: number;
+  readonly tickLateP99Ms: number;
+  readonly tickLateMaxMs: number;
+  /** Engine process CPU, percent of one core. */
+  readonly cpuPercent: number;
+  readonly restarts: number;
+}
+
 export interface MetricSources {
   /** SIP registrations live in the cluster (the registrar's count). */
   readonly registeredEndpoints?: () => Promise<number>;
   readonly sms?: () => SmsFigures;
   /** Endpoints the media engine holds on this node. */
   readonly mediaEndpoints?: () => number;
+  /**
+   * The engine's load since the previous call (so the window is the scrape interval), or null while
+   * the engine is down (nothing is reported then rather than zeros).
+   */
+  readonly mediaLoad?: () => Promise<MediaLoadFigures | null>;
   readonly smppLinks?: () => readonly SmppLinkFigures[];
 }
 
@@ -118,6 +133,8 @@ export function observeSources(registry: Registry, s: MetricSources): void {
       },
     });
   }
+  const mediaLoad = s.mediaLoad;
+  if (mediaLoad) observeMediaLoad(registry, mediaLoad);
   const smppLinks = s.smppLinks;
   if (smppLinks) {
     new Gauge({
@@ -142,4 +159,54 @@ export function observeSources(registry: Registry, s: MetricSources): void {
       },
     });
   }
+}
+
+/**
+ * One engine query per scrape feeds three series: the first to collect asks, the others of the same
+ * scrape reuse its answer (it is dropped on the next turn of the event loop). `load()` measures since
+ * its previous call, so this must be its only regular caller on a running server.
+ */
+function observeMediaLoad(registry: Registry, read: () => Promise<MediaLoadFigures | null>): void {
+  let pending: Promise<MediaLoadFigures | null> | null = null;
+  const reading = () => {
+    pending ??= withTimeout(read(), ASYNC_SOURCE_TIMEOUT_MS)
+      .catch(() => null)
+      .finally(() =>
+        setImmediate(() => {
+          pending = null;
+        }),
+      );
+    return pending;
+  };
+  new Gauge({
+    name: 'switchboard_media_tick_late_seconds',
+    help: 'Media engine 20 ms tick lateness over the last scrape interval, by quantile (1 = max)',
+    labelNames: ['quantile'] as const,
+    registers: [registry],
+    async collect() {
+      const l = await reading();
+      if (!l) return;
+      this.set({ quantile: '0.5' }, l.tickLateP50Ms / 1000);
+      this.set({ quantile: '0.99' }, l.tickLateP99Ms / 1000);
+      this.set({ quantile: '1' }, l.tickLateMaxMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'switchboard_media_engine_cpu_ratio',
+    help: 'Media engine process CPU over the last scrape interval (1 = one core)',
+    registers: [registry],
+    async collect() {
+      const l = await reading();
+      if (l) this.set(l.cpuPercent / 100);
+    },
+  });
+  new Counter({
+    name: 'switchboard_media_engine_restarts_total',
+    help: 'Media engine process restarts after it died',
+    registers: [registry],
+    async collect() {
+      const l = await reading();
+      if (l) setCounter(this, {}, l.restarts);
+    },
+  });
 }

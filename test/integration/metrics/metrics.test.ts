@@ -2,7 +2,7 @@
  * `GET /metrics` on a real server behind METRICS_TOKEN: 401 without the bearer token or with a wrong
  * one; with it, an exposition a strict text-format parser accepts, carrying the series of a sipp call
  * (calls by direction and final status, setup time, SIP requests and responses both ways), of a
- * registration, of the markup webhook, SMS, media and the event loop.
+ * registration, of the markup webhook, SMS, media (endpoints, tick lateness) and the event loop.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Family, parsePrometheusText, sampleValue } from '../../support/prometheus-text.js';
@@ -72,6 +72,10 @@ describe('GET /metrics behind METRICS_TOKEN', () => {
     expect(f.get('switchboard_nodejs_eventloop_lag_seconds')?.type).toBe('gauge');
     expect(f.get('switchboard_media_endpoints')?.type).toBe('gauge');
     expect(sampleValue(f, 'switchboard_media_endpoints')).toBe(0);
+    expect(
+      sampleValue(f, 'switchboard_media_tick_late_seconds', { quantile: '0.99' }),
+    ).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(f, 'switchboard_media_engine_restarts_total')).toBe(0);
     expect(f.get('switchboard_sms_outbound_total')?.type).toBe('counter');
     expect(f.get('switchboard_sms_status_total')?.type).toBe('counter');
   });

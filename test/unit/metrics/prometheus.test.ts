@@ -43,6 +43,31 @@ describe('createMetrics', () => {
     expect(sampleValue(f, 'switchboard_webhook_failures_total', { kind: 'timeout' })).toBe(1);
   });
 
+  it('asks the media engine once per scrape for its load, and reports nothing while it is down', async () => {
+    const m = createMetrics();
+    let queries = 0;
+    let up = true;
+    m.observe({
+      mediaLoad: async () => {
+        queries++;
+        return up
+          ? { tickLateP50Ms: 1, tickLateP99Ms: 4, tickLateMaxMs: 9, cpuPercent: 25, restarts: 2 }
+          : null;
+      },
+    });
+    let f = await scrape(m);
+    expect(queries).toBe(1);
+    expect(sampleValue(f, 'switchboard_media_tick_late_seconds', { quantile: '0.99' })).toBe(0.004);
+    expect(sampleValue(f, 'switchboard_media_tick_late_seconds', { quantile: '1' })).toBe(0.009);
+    expect(sampleValue(f, 'switchboard_media_engine_cpu_ratio')).toBe(0.25);
+    expect(sampleValue(f, 'switchboard_media_engine_restarts_total')).toBe(2);
+    await new Promise((r) => setImmediate(r));
+    up = false;
+    f = await scrape(m);
+    expect(queries).toBe(2);
+    expect(sampleValue(f, 'switchboard_media_engine_restarts_total')).toBe(2);
+  });
+
   it('reads sources at scrape time; a failing or hung source keeps its last value', async () => {
     const m = createMetrics();
     let registered: () => Promise<number> = async () => 3;
