@@ -69,6 +69,11 @@ export interface Config {
     readonly leaseMs: number;
   };
   readonly smtp: { readonly url: string | null; readonly from: string | null };
+  /**
+   * `GET /metrics`: with METRICS_TOKEN set, scrapers must send `Authorization: Bearer <token>`;
+   * unset, the endpoint is open like most Prometheus exporters (docs/decisions.md "Metrics endpoint").
+   */
+  readonly metrics: { readonly token: string | null };
   readonly webhooks: {
     readonly blockPrivate: boolean;
     readonly connectTimeoutMs: number;
@@ -193,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
     numbers: { pool: list(env, 'NUMBER_POOL') },
     smpp: { urls: list(env, 'SMPP_URL'), leaseMs: int(env, 'SMS_LEASE_MS', 10_000, 500, 600_000) },
     smtp: { url: optional(env, 'SMTP_URL') ?? null, from: optional(env, 'SMTP_FROM') ?? null },
+    metrics: { token: optional(env, 'METRICS_TOKEN') ?? null },
     webhooks: {
       blockPrivate: bool(env, 'WEBHOOK_BLOCK_PRIVATE', false),
       connectTimeoutMs: int(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', 5000, 100, 60000),

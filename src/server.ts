@@ -12,6 +12,7 @@ import { startAccounts } from './composition/accounts.js';
 import { composeApp, listenHttp } from './composition/http.js';
 import { Lifecycle } from './composition/lifecycle.js';
 import { composeMessaging, startMessaging } from './composition/messaging.js';
+import { composeObservability } from './composition/observability.js';
 import { connectStores, openRepositories } from './composition/stores.js';
 import { composeVoice, startSip } from './composition/voice.js';
 import { createWebhooks } from './composition/webhooks.js';
@@ -19,7 +20,8 @@ import type { Config } from './config.js';
 import type { EmailService } from './email/email-service.js';
 import type { App } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
-import { createMetrics } from './metrics/prometheus.js';
+import { createMetrics, type Metrics } from './metrics/prometheus.js';
+import { Readiness } from './metrics/readiness.js';
 import type { Notifier } from './notifications/notifier.js';
 import type { ProfileResolver } from './profiles/resolution.js';
 import type { RecordingService } from './recordings/recording-service.js';
@@ -62,6 +64,10 @@ export interface RunningServer {
   /** The SMPP carrier link, or null without SMPP_URL. */
   readonly smppLink: SmppCarrierLink | null;
   // --- end messaging ---
+  /** Prometheus series of this server (tests read them through `registry`). */
+  readonly metrics: Metrics;
+  /** The dependency checks behind `GET /ready`. */
+  readonly readiness: Readiness;
   /** Super Admin bootstrap outcome (a generated password is present only on first start without ADMIN_PASSWORD). */
   readonly bootstrap: { adminSid: string; generatedPassword?: string | undefined };
   close(): Promise<void>;
@@ -71,13 +77,16 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
   const logger = opts.logger ?? createLogger(config.logLevel);
   const lifecycle = new Lifecycle(logger);
   return lifecycle.start(async () => {
-    const connections = await connectStores(config, logger, lifecycle);
+    // Operations (/metrics, /ready): created first so every part can be metered as it is composed.
+    const metrics = createMetrics();
+    const readiness = new Readiness();
+    const connections = await connectStores(config, logger, lifecycle, metrics.stores);
     const { accounts, boot } = await startAccounts(config, logger, connections, lifecycle);
     const http = await listenHttp(config, lifecycle);
     const { url, port, publicUrl } = http;
     const repositories = await openRepositories(config, logger, connections, accounts, publicUrl);
-    const sip = await startSip(config, logger, connections, repositories, accounts, lifecycle);
-    const webhooks = createWebhooks(config, logger, repositories.notifier, lifecycle);
+    const sip = await startSip(config, logger, connections, repositories, accounts, lifecycle, metrics.sip);
+    const webhooks = createWebhooks(config, logger, repositories.notifier, lifecycle, metrics.webhooks);
     const messaging = composeMessaging(
       config,
       logger,
@@ -87,11 +96,12 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     const callRuntime = await composeVoice(
       config,
       logger,
-      { connections, repositories, accounts, sip, webhooks, messaging, publicUrl, metrics: createMetrics() },
+      { connections, repositories, accounts, sip, webhooks, messaging, publicUrl, metrics, readiness },
       lifecycle,
     );
 
     const { sms, smsStore, email, smppLink } = messaging;
+    const observability = composeObservability(config, { connections, sip, messaging, metrics, readiness });
     const app = composeApp(config, logger, publicUrl, {
       connections,
       accounts,
@@ -101,6 +111,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       sms,
       smsStore,
       email,
+      observability,
     });
     http.serve(app);
     logger.info({ url, publicUrl }, 'switchboard listening');
@@ -128,6 +139,8 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       smsStore,
       email,
       smppLink,
+      metrics,
+      readiness,
       bootstrap: { adminSid: boot.admin.sid, generatedPassword: boot.generatedPassword },
       close: () => lifecycle.close(),
     };

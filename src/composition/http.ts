@@ -15,6 +15,7 @@ import type { SmsService } from '../actors/sms/sms-service.js';
 import type { Config } from '../config.js';
 import type { EmailService } from '../email/email-service.js';
 import { type App, createApp } from '../http/app.js';
+import type { ObservabilityDeps } from '../http/routes/observability.js';
 import type { Logger } from '../logger.js';
 import { LocalPoolProvider } from '../numbers/provider.js';
 import type { SipService } from '../sip/service.js';
@@ -42,8 +43,13 @@ export async function listenHttp(config: Config, lifecycle: Lifecycle): Promise<
   });
   server.keepAliveTimeout = 65_000;
   // Until the app is composed (SIP, media engine, messaging start after listen), answer 503 rather
-  // than leave requests hanging.
-  const starting = (_req: IncomingMessage, res: ServerResponse) => {
+  // than leave requests hanging; except liveness: a node still starting (media engine, SIP) is alive.
+  const starting = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === 'GET' && req.url === '/health') {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+      res.end('{"status":"ok"}');
+      return;
+    }
     res.writeHead(503, { 'Retry-After': '1', 'Content-Type': 'text/plain' }).end('starting');
   };
   server.on('request', starting);
@@ -79,6 +85,8 @@ export interface HttpParts {
   readonly sms: SmsService;
   readonly smsStore: SmsStore;
   readonly email: EmailService;
+  /** `/health`, `/ready`, `/metrics`. */
+  readonly observability?: ObservabilityDeps;
 }
 
 export function composeApp(config: Config, logger: Logger, publicUrl: string, parts: HttpParts): App {
@@ -123,5 +131,6 @@ export function composeApp(config: Config, logger: Logger, publicUrl: string, pa
     sms,
     smsStore,
     email,
+    ...(parts.observability ? { observability: parts.observability } : {}),
   });
 }

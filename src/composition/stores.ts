@@ -6,6 +6,7 @@
 import type { AccountService } from '../actors/account/account-service.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { StoreMeter } from '../metrics/port.js';
 import { Notifier } from '../notifications/notifier.js';
 import { ProfileResolver } from '../profiles/resolution.js';
 import { RecordingService } from '../recordings/recording-service.js';
@@ -40,14 +41,15 @@ export async function connectStores(
   config: Config,
   logger: Logger,
   lifecycle: Lifecycle,
+  meter?: StoreMeter,
 ): Promise<Connections> {
   await ensureDatabase(config.database.url);
-  const db = openDb(config.database.url);
+  const db = openDb(config.database.url, undefined, meter);
   lifecycle.onClose(() => db.dispose());
   const applied = await migrate(db);
   if (applied.length) logger.info({ applied }, 'database migrations applied');
 
-  const redis = await connectRedis(config.redis.url);
+  const redis = await connectRedis(config.redis.url, meter);
   lifecycle.onClose(() => redis.quit());
   const sub = await connectSubscriber(redis);
   lifecycle.onClose(() => sub.quit());

@@ -22,7 +22,9 @@ import { SipClientMessenger } from '../actors/sms/client-messenger.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { MediaEngine } from '../media/media-engine.js';
+import type { SipMeter } from '../metrics/port.js';
 import type { Metrics } from '../metrics/prometheus.js';
+import type { Readiness } from '../metrics/readiness.js';
 import { userOf } from '../sip/message.js';
 import { SipService } from '../sip/service.js';
 import { formatSipAddress } from '../sip/sip-uri.js';
@@ -42,6 +44,7 @@ export async function startSip(
   { clients, gateways }: Repositories,
   accounts: AccountService,
   lifecycle: Lifecycle,
+  meter?: SipMeter,
 ): Promise<SipService | null> {
   let sip: SipService | null = null;
   if (config.sip.enabled) {
@@ -52,6 +55,7 @@ export async function startSip(
         minExpires: config.sip.registrarMinExpires,
         maxExpires: config.sip.registrarMaxExpires,
         isClientDomain: async (domain) => (await accounts.getOrganization(domain)) !== null,
+        ...(meter ? { meter } : {}),
       },
       { registrations: new RedisRegistrationStore(redis, keys), clients, gateways, snapshots },
       logger.child({ component: 'sip' }),
@@ -73,6 +77,8 @@ export interface VoiceDeps {
   readonly publicUrl: string;
   /** Metrics fed by the actors' observers. */
   readonly metrics: Metrics;
+  /** Where the media engine reports its readiness. */
+  readonly readiness?: Readiness;
 }
 
 /** Call admission, then (with SIP) the media engine, call runtime and interpreter; recovers this node's calls. */
@@ -112,6 +118,12 @@ export async function composeVoice(
     });
     await media.start();
     lifecycle.onClose(() => media.close());
+    // Operations: the engine's readiness and endpoint count (composition/observability.ts has the rest).
+    deps.readiness?.add('media', () => ({ up: media.isReady }));
+    metrics.observe({
+      mediaEndpoints: () => media.endpointCount,
+      mediaLoad: async () => (media.isReady ? media.load() : null),
+    });
     const authTokenOf = async (sid: string) => (await accounts.get(sid))?.authToken ?? null;
     let interpreterMachine: ReturnType<typeof createInterpreterMachine> | null = null;
     // This node's conference rooms: the Dial verb keeps them, the REST Mute response reads them.

@@ -4,6 +4,7 @@
  */
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { WebhookMeter } from '../metrics/port.js';
 import type { Notifier } from '../notifications/notifier.js';
 import { WebhookClient } from '../webhooks/index.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -13,12 +14,14 @@ export function createWebhooks(
   logger: Logger,
   notifier: Notifier,
   lifecycle: Lifecycle,
+  meter?: WebhookMeter,
 ): WebhookClient {
   const webhooks = new WebhookClient({
     connectTimeoutMs: config.webhooks.connectTimeoutMs,
     totalTimeoutMs: config.webhooks.totalTimeoutMs,
     retries: config.webhooks.retries,
     blockPrivate: config.webhooks.blockPrivate,
+    ...(meter ? { meter } : {}),
     logger: logger.child({ component: 'webhooks' }),
     onFailure: (n) => {
       void notifier.notify({

@@ -41,6 +41,7 @@ import { emailRoutes } from './routes/email.js';
 import { gatewayRoutes } from './routes/gateways.js';
 import { incomingNumberRoutes } from './routes/incoming-numbers.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { type ObservabilityDeps, observabilityRoutes } from './routes/observability.js';
 import { profileRoutes } from './routes/profiles.js';
 import { recordingRoutes } from './routes/recordings.js';
 import { smsRoutes } from './routes/sms.js';
@@ -76,6 +77,8 @@ export interface AppDeps {
   readonly sms?: SmsService;
   readonly smsStore?: SmsStore;
   readonly email?: EmailService;
+  /** `/health`, `/ready`, `/metrics`: served before (and so outside) the API's auth. */
+  readonly observability?: ObservabilityDeps;
 }
 
 export interface App {
@@ -126,6 +129,7 @@ export function createApp(deps: AppDeps): App {
       }
       next();
     });
+  if (deps.observability) app.use(observabilityRoutes(deps.observability));
   app.use(referenceRoutes(routes.entries, deps.publicUrl));
   app.use(twilioSurface({ bodyLimit: deps.bodyLimit }));
   app.use((req, res, next) => {

@@ -110,6 +110,16 @@ export class MediaEngine implements MediaPort {
     return this.child?.pid ?? null;
   }
 
+  /** Whether the engine process is up and answering (readiness). */
+  get isReady(): boolean {
+    return this.ready && !this.closing;
+  }
+
+  /** Endpoints held or being created (metrics). */
+  get endpointCount(): number {
+    return this.endpoints.size;
+  }
+
   /** How many times the engine was restarted after dying. */
   get restartCount(): number {
     return this.restarts;

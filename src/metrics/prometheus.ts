@@ -1,17 +1,53 @@
 /**
- * Prometheus metrics (prom-client), fed only by the actors' metrics observers. One registry per
- * server so tests and several servers in one process do not share series.
+ * Prometheus metrics (prom-client). Counters are fed through the meters of port.ts, each from one
+ * place (the call actors' metrics observer, the SIP stack's wire boundary, the webhook client);
+ * figures other parts already keep (registrations, SMS counters, media endpoints, SMPP links) are
+ * read at scrape time through `observe()`. One registry per server so tests and several servers in
+ * one process do not share series.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { CallMeter } from './port.js';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { CallMeter, SipMeter, StoreMeter, WebhookMeter } from './port.js';
+import { type MetricSources, observeSources } from './sources.js';
+
+export type { MetricSources } from './sources.js';
 
 export interface Metrics {
   readonly registry: Registry;
   readonly calls: CallMeter;
+  readonly sip: SipMeter;
+  readonly webhooks: WebhookMeter;
+  readonly stores: StoreMeter;
+  /** Adds the scrape-time figures of parts composed after the metrics (each source optional). */
+  observe(sources: MetricSources): void;
+  /** The text exposition format of every series, for `GET /metrics`. */
+  exposition(): Promise<{ contentType: string; body: string }>;
 }
+
+/** Methods reported by name; anything else is `OTHER`, so a peer cannot mint label values. */
+const SIP_METHODS = new Set([
+  'INVITE',
+  'ACK',
+  'BYE',
+  'CANCEL',
+  'REGISTER',
+  'OPTIONS',
+  'INFO',
+  'MESSAGE',
+  'NOTIFY',
+  'SUBSCRIBE',
+  'REFER',
+  'UPDATE',
+  'PRACK',
+  'PUBLISH',
+]);
+
+const statusClass = (status: number) =>
+  status >= 100 && status < 700 ? `${Math.floor(status / 100)}xx` : 'invalid';
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
+  // Process figures (CPU, memory, GC, handles) and the event-loop lag, under our prefix.
+  collectDefaultMetrics({ register: registry, prefix: 'switchboard_' });
   const started = new Counter({
     name: 'switchboard_calls_started_total',
     help: 'Call legs created, by direction',
@@ -50,8 +86,64 @@ export function createMetrics(): Metrics {
     labelNames: ['verb', 'outcome'] as const,
     registers: [registry],
   });
+  const sipRequests = new Counter({
+    name: 'switchboard_sip_requests_total',
+    help: 'SIP requests on the wire (retransmissions included), by direction and method',
+    labelNames: ['direction', 'method'] as const,
+    registers: [registry],
+  });
+  const sipResponses = new Counter({
+    name: 'switchboard_sip_responses_total',
+    help: 'SIP responses on the wire (retransmissions included), by direction and status class',
+    labelNames: ['direction', 'class'] as const,
+    registers: [registry],
+  });
+  const webhookSeconds = new Histogram({
+    name: 'switchboard_webhook_request_seconds',
+    help: 'Webhook deliveries, retries and fallback included, by outcome',
+    labelNames: ['outcome'] as const,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
+    registers: [registry],
+  });
+  const webhookFailures = new Counter({
+    name: 'switchboard_webhook_failures_total',
+    help: 'Webhook deliveries that failed, by failure kind',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  const storeErrors = new Counter({
+    name: 'switchboard_store_errors_total',
+    help: 'Connection-level failures reported by the Postgres and Redis clients',
+    labelNames: ['store'] as const,
+    registers: [registry],
+  });
   return {
     registry,
+    stores: {
+      connectionError(store) {
+        storeErrors.inc({ store });
+      },
+    },
+    sip: {
+      request(direction, method) {
+        sipRequests.inc({ direction, method: SIP_METHODS.has(method) ? method : 'OTHER' });
+      },
+      response(direction, status) {
+        sipResponses.inc({ direction, class: statusClass(status) });
+      },
+    },
+    webhooks: {
+      delivered(seconds, failure) {
+        webhookSeconds.observe({ outcome: failure === null ? 'ok' : 'failed' }, seconds);
+        if (failure !== null) webhookFailures.inc({ kind: failure });
+      },
+    },
+    observe(sources) {
+      observeSources(registry, sources);
+    },
+    async exposition() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
     calls: {
       callStarted(direction) {
         started.inc({ direction });

@@ -149,6 +149,7 @@ export class SipStack {
       this.counters.dropped++;
       return;
     }
+    this.transports.countWire('in', m);
     if (isRequest(m)) this.onRequestMessage(m, flow);
     else this.onResponseMessage(m as SipResponse);
   }

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { StackConnection, StackMessage } from 'sip';
 import * as stack from 'sip';
 import { type WebSocket, WebSocketServer } from 'ws';
+import type { SipMeter, SipWireDirection } from '../metrics/port.js';
 
 export type TransportProtocol = 'UDP' | 'TCP' | 'WS';
 
@@ -39,6 +40,8 @@ export interface TransportOptions {
   readonly maxHeaderBytes?: number;
   /** Largest body accepted, bytes (UDP datagrams are capped by their size anyway). */
   readonly maxBodyBytes?: number;
+  /** Counts what crosses the wire (`countWire`); without it nothing is counted. */
+  readonly meter?: SipMeter;
 }
 
 export interface BoundPorts {
@@ -290,6 +293,23 @@ export class SipTransports {
     });
   }
 
+  /**
+   * The one place SIP traffic is metered: every message written by a connection below, every
+   * stateless answer (`sendRaw`), and every parsed message the stack receives.
+   */
+  countWire(direction: SipWireDirection, m: StackMessage): void {
+    const meter = this.options.meter;
+    if (!meter) return;
+    if (m.method) meter.request(direction, m.method);
+    else if (typeof m.status === 'number') meter.response(direction, m.status);
+  }
+
+  /** Our Via on a request about to be written, and the count of what is written. */
+  private outgoing(m: StackMessage, protocol: TransportProtocol): void {
+    this.countWire('out', m);
+    this.stampVia(m, protocol);
+  }
+
   private stampVia(m: StackMessage, protocol: TransportProtocol): void {
     if (!m.method || !m.headers.via?.[0]) return;
     const via = m.headers.via[0];
@@ -304,7 +324,7 @@ export class SipTransports {
     return {
       protocol: 'UDP',
       send: (m) => {
-        this.stampVia(m, 'UDP');
+        this.outgoing(m, 'UDP');
         const data = Buffer.from(stack.stringify(m), 'latin1');
         this.udp?.send(data, target.port, target.address);
       },
@@ -316,7 +336,7 @@ export class SipTransports {
     return {
       protocol,
       send: (m) => {
-        this.stampVia(m, protocol);
+        this.outgoing(m, protocol);
         if (!socket.destroyed) socket.write(stack.stringify(m), 'latin1');
       },
       release: () => {},
@@ -327,7 +347,7 @@ export class SipTransports {
     return {
       protocol: 'WS',
       send: (m) => {
-        this.stampVia(m, 'WS');
+        this.outgoing(m, 'WS');
         if (ws.readyState === ws.OPEN) ws.send(Buffer.from(stack.stringify(m), 'latin1').toString('utf8'));
       },
       release: () => {},
@@ -336,6 +356,8 @@ export class SipTransports {
 
   /** Writes bytes as they are (stateless answers to messages we could not fully parse). */
   sendRaw(flow: Flow, text: string): void {
+    const status = /^SIP\/2\.0 (\d{3}) /.exec(text)?.[1];
+    if (status) this.options.meter?.response('out', Number(status));
     if (flow.protocol === 'UDP') this.udp?.send(Buffer.from(text, 'latin1'), flow.port, flow.address);
     else if (flow.protocol === 'TCP') this.streams.get(key(flow.address, flow.port))?.write(text, 'latin1');
     else this.sockets.get(key(flow.address, flow.port))?.send(Buffer.from(text, 'latin1').toString('utf8'));

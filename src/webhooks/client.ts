@@ -8,7 +8,9 @@
  * transport.ts (undici), the request bytes outgoing.ts, the failure records notifications.ts.
  */
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logger.js';
+import type { WebhookMeter } from '../metrics/port.js';
 import type { Resolver } from './connect-policy.js';
 import { failureResult, notificationOf, type Outcome } from './notifications.js';
 import { buildRequest, loggable } from './outgoing.js';
@@ -49,6 +51,8 @@ export interface WebhookClientOptions {
   readonly userAgent?: string;
   /** Clock for signature timestamps (ms). */
   readonly now?: () => number;
+  /** Records each `request()`'s latency and failure kind. */
+  readonly meter?: WebhookMeter;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -100,6 +104,16 @@ export class WebhookClient {
    * through `onFailure`.
    */
   async request(req: WebhookRequest): Promise<WebhookResult> {
+    const meter = this.options.meter;
+    if (!meter) return this.deliverWithFallback(req);
+    // A monotonic clock: `now` is the signature clock, which tests may fix.
+    const started = performance.now();
+    const result = await this.deliverWithFallback(req);
+    meter.delivered((performance.now() - started) / 1000, result.ok ? null : result.kind);
+    return result;
+  }
+
+  private async deliverWithFallback(req: WebhookRequest): Promise<WebhookResult> {
     const token = req.idempotencyToken ?? randomUUID();
     const fallback = req.fallback ?? null;
     const primary = await this.deliver(req, req.url, req.method, token, fallback !== null, 0);

@@ -79,6 +79,11 @@ export interface SmsMetrics {
   TextMessageOutbound: number;
 }
 
+/** Outbound statuses counted for metrics. */
+export type SmsOutcome = 'sent' | 'delivered' | 'undelivered' | 'failed';
+const OUTCOMES: ReadonlySet<string> = new Set<SmsOutcome>(['sent', 'delivered', 'undelivered', 'failed']);
+const isOutcome = (status: string): status is SmsOutcome => OUTCOMES.has(status);
+
 /**
  * The messaging runtime of one node: `send` (API and markup), `receiveMo` (SMPP), `receiveSipMessage`
  * (SIP seam), `start` (subscribe + resume), `close` (graceful). See docs/sms.md.
@@ -105,6 +110,9 @@ export class SmsService {
     TextMessageNotFound: 0,
     TextMessageOutbound: 0,
   };
+
+  /** Outbound status changes since start (Prometheus: sent means submitted to the carrier). */
+  readonly #outcomes: Record<SmsOutcome, number> = { sent: 0, delivered: 0, undelivered: 0, failed: 0 };
 
   constructor(deps: SmsServiceDeps) {
     this.#deps = deps;
@@ -200,6 +208,11 @@ export class SmsService {
   /** Message counters since start (spec §Supervisor metrics). */
   metrics(): Readonly<SmsMetrics> {
     return { ...this.#metrics };
+  }
+
+  /** Outbound messages that reached each status since start. */
+  outcomes(): Readonly<Record<SmsOutcome, number>> {
+    return { ...this.#outcomes };
   }
 
   /** Live actors (tests, metrics). */
@@ -301,6 +314,7 @@ export class SmsService {
 
   /** Records a status change (only from the statuses it may come from), then its status callback. */
   #onStatus(e: SmsStatusChanged): void {
+    if (isOutcome(e.to)) this.#outcomes[e.to] += 1;
     if (e.providerIds) this.#receipts.register(e.sid, e.providerIds);
     const possibleDuplicate = e.possibleDuplicate === true || this.#resume.isPossibleDuplicate(e.sid);
     const errorCode = e.errorCode;

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg, { type ConnectionPool, type SQLQuery, sql } from '@databases/pg';
 import { redactUrl } from '../../config.js';
+import type { StoreMeter } from '../../metrics/port.js';
 import { invalidTextReason, StoreInputError } from '../store-errors.js';
 
 export type Db = ConnectionPool;
@@ -43,7 +44,18 @@ export function withDefaultUser(url: string): string {
   return u.toString();
 }
 
-export function openDb(url: string, poolSize = 10): Db {
+/**
+ * Whether a query failed for want of a server rather than because of the statement: no SQLSTATE
+ * (network, pool timeout; our own parameter refusal excepted), class 08 (connection exception), 57P (operator intervention: shutdown) or 53
+ * (insufficient resources).
+ */
+function isConnectionError(err: Error): boolean {
+  if (err instanceof StoreInputError) return false;
+  const code = (err as { code?: unknown }).code;
+  return typeof code !== 'string' || /^(08|57P|53)/.test(code) || !/^[0-9A-Z]{5}$/.test(code);
+}
+
+export function openDb(url: string, poolSize = 10, meter?: StoreMeter): Db {
   return createConnectionPool({
     connectionString: withDefaultUser(url),
     bigIntMode: 'number',
@@ -51,7 +63,11 @@ export function openDb(url: string, poolSize = 10): Db {
     // Fail fast instead of waiting for ever when the server is down.
     connectionTimeoutMilliseconds: 5000,
     queueTimeoutMilliseconds: 10000,
-    onError: () => {},
+    // An idle pooled connection failed (the server went away); queries report their own errors.
+    onError: () => meter?.connectionError('postgres'),
+    onQueryError: (_query, _formatted, err) => {
+      if (meter && isConnectionError(err)) meter.connectionError('postgres');
+    },
     // Every statement of every repository passes here before it is sent: text Postgres cannot
     // store is refused with a typed error instead of a driver error deep in a request or packet.
     onQueryStart: (_query, { text, values }) => assertStorableParameters(text, values),

@@ -1,6 +1,7 @@
 /** node-redis v5 client factory. Redis holds live actor snapshots, registrations, leases, counters. */
 import { createClient } from 'redis';
 import { redactUrl } from '../../config.js';
+import type { StoreMeter } from '../../metrics/port.js';
 
 export type Redis = ReturnType<typeof createClient>;
 
@@ -38,7 +39,7 @@ export function redisStartHint(url: string): string {
  * Connects or throws RedisUnavailableError after the first failed attempt (no endless reconnect loop
  * at start-up); once connected, the client reconnects with capped backoff.
  */
-export async function connectRedis(url: string): Promise<Redis> {
+export async function connectRedis(url: string, meter?: StoreMeter): Promise<Redis> {
   let connected = false;
   const client = createClient({
     url,
@@ -47,9 +48,9 @@ export async function connectRedis(url: string): Promise<Redis> {
       reconnectStrategy: (retries: number) => (connected ? Math.min(100 * 2 ** retries, 3000) : false),
     },
   });
-  client.on('error', () => {
-    // Errors surface through the awaited commands; this listener keeps an 'error' event from crashing.
-  });
+  // Errors surface through the awaited commands; this listener keeps an 'error' event from crashing,
+  // and counts it (the client emits one per lost connection and per failed reconnection attempt).
+  client.on('error', () => meter?.connectionError('redis'));
   try {
     await client.connect();
     connected = true;
