@@ -8,6 +8,7 @@
  */
 import type { AccountService } from './actors/account/account-service.js';
 import type { SmsService } from './actors/sms/sms-service.js';
+import { SupervisorView } from './actors/supervision/supervisor-view.js';
 import { startAccounts } from './composition/accounts.js';
 import { composeApp, listenHttp } from './composition/http.js';
 import { Lifecycle } from './composition/lifecycle.js';
@@ -62,6 +63,8 @@ export interface RunningServer {
   /** The SMPP carrier link, or null without SMPP_URL. */
   readonly smppLink: SmppCarrierLink | null;
   // --- end messaging ---
+  /** What the Supervisor API shows (live calls and figures of this node). */
+  readonly supervisor: SupervisorView;
   /** Super Admin bootstrap outcome (a generated password is present only on first start without ADMIN_PASSWORD). */
   readonly bootstrap: { adminSid: string; generatedPassword?: string | undefined };
   close(): Promise<void>;
@@ -84,10 +87,22 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       { connections, repositories, accounts, webhooks },
       lifecycle,
     );
+    // What supervisors see: fed by every call event of this node.
+    const supervisor = new SupervisorView();
     const callRuntime = await composeVoice(
       config,
       logger,
-      { connections, repositories, accounts, sip, webhooks, messaging, publicUrl, metrics: createMetrics() },
+      {
+        connections,
+        repositories,
+        accounts,
+        sip,
+        webhooks,
+        messaging,
+        publicUrl,
+        metrics: createMetrics(),
+        callObservers: [supervisor.observe],
+      },
       lifecycle,
     );
 
@@ -101,6 +116,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       sms,
       smsStore,
       email,
+      supervisor,
     });
     http.serve(app);
     logger.info({ url, publicUrl }, 'switchboard listening');
@@ -128,6 +144,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       smsStore,
       email,
       smppLink,
+      supervisor,
       bootstrap: { adminSid: boot.admin.sid, generatedPassword: boot.generatedPassword },
       close: () => lifecycle.close(),
     };

@@ -44,6 +44,7 @@ import { notificationRoutes } from './routes/notifications.js';
 import { profileRoutes } from './routes/profiles.js';
 import { recordingRoutes } from './routes/recordings.js';
 import { smsRoutes } from './routes/sms.js';
+import { type SupervisorSources, supervisorRoutes } from './routes/supervisor.js';
 import { twilioSurface } from './twilio/surface.js';
 import { API_ROOT } from './uris.js';
 
@@ -76,6 +77,8 @@ export interface AppDeps {
   readonly sms?: SmsService;
   readonly smsStore?: SmsStore;
   readonly email?: EmailService;
+  /** The Supervisor API's figures (routes registered when given). */
+  readonly supervisor?: SupervisorSources;
 }
 
 export interface App {
@@ -102,6 +105,12 @@ export function createApp(deps: AppDeps): App {
   if (deps.sms && deps.smsStore)
     smsRoutes(routes, { sms: deps.sms, smsStore: deps.smsStore, publicUrl: deps.publicUrl });
   if (deps.email) emailRoutes(routes, { email: deps.email });
+  if (deps.supervisor)
+    supervisorRoutes(routes, {
+      supervisor: deps.supervisor,
+      accounts: deps.accounts,
+      publicUrl: deps.publicUrl,
+    });
 
   // One front middleware: format from the path, then the body (only requests that carry one go
   // through the body reader), then the route table; no match → 404. Few Express layers on purpose:
