@@ -8,6 +8,7 @@
  */
 import type { AccountService } from './actors/account/account-service.js';
 import type { SmsService } from './actors/sms/sms-service.js';
+import { ClusterFigures, publishedFigures } from './actors/supervision/cluster-figures.js';
 import { SupervisorView } from './actors/supervision/supervisor-view.js';
 import { startAccounts } from './composition/accounts.js';
 import { composeApp, listenHttp } from './composition/http.js';
@@ -33,6 +34,7 @@ import type { GatewayStore } from './store/gateway-store.js';
 import type { NumberStore } from './store/number-store.js';
 import type { Db } from './store/postgres/db.js';
 import type { Redis } from './store/redis/client.js';
+import { RedisSupervisorFigures } from './store/redis/supervisor-figures.js';
 import type { SmsStore } from './store/sms-store.js';
 
 export interface RunningServer {
@@ -107,6 +109,15 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     );
 
     const { sms, smsStore, email, smppLink } = messaging;
+    // Each node publishes its supervisor figures so any node can answer for the cluster.
+    const cluster = new ClusterFigures({
+      store: new RedisSupervisorFigures(connections.redis, connections.keys),
+      instanceId: config.instanceId,
+      local: () => publishedFigures(supervisor, sms.metrics()),
+      logger: logger.child({ component: 'supervisor' }),
+    });
+    cluster.start();
+    lifecycle.onClose(() => cluster.stop());
     const app = composeApp(config, logger, publicUrl, {
       connections,
       accounts,
@@ -117,6 +128,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       smsStore,
       email,
       supervisor,
+      cluster,
     });
     http.serve(app);
     logger.info({ url, publicUrl }, 'switchboard listening');

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type { AccountService } from '../actors/account/account-service.js';
 import type { CallRuntime } from '../actors/call/call-runtime.js';
 import type { SmsService } from '../actors/sms/sms-service.js';
+import type { ClusterFigures } from '../actors/supervision/cluster-figures.js';
 import type { SupervisorView } from '../actors/supervision/supervisor-view.js';
 import type { Config } from '../config.js';
 import type { EmailService } from '../email/email-service.js';
@@ -82,6 +83,7 @@ export interface HttpParts {
   readonly smsStore: SmsStore;
   readonly email: EmailService;
   readonly supervisor: SupervisorView;
+  readonly cluster: ClusterFigures | null;
 }
 
 /** The package version (the same file from src/ and from dist/). */
@@ -95,7 +97,7 @@ function packageVersion(): string {
 }
 
 export function composeApp(config: Config, logger: Logger, publicUrl: string, parts: HttpParts): App {
-  const { accounts, sip, callRuntime, sms, smsStore, email, supervisor } = parts;
+  const { accounts, sip, callRuntime, sms, smsStore, email, supervisor, cluster } = parts;
   const { snapshots } = parts.connections;
   const {
     calls,
@@ -143,6 +145,7 @@ export function composeApp(config: Config, logger: Logger, publicUrl: string, pa
       revision: 'unknown',
       registeredUsers: async () => (sip ? sip.registrar.countRegistered() : null),
       smsMetrics: () => sms.metrics(),
+      cluster,
     },
   });
 }

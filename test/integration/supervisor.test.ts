@@ -2,9 +2,12 @@
  * The Supervisor API against a real server and sipp: the metrics document has every member; only
  * the Super Admin sees the node (a sub-account Administrator gets 403, and its own tree with
  * Scope=account); a sipp call is one live call with its details while it lasts; a bridged `<Dial>`
- * is two (one incoming, one outgoing); none once they hang up.
+ * is two (one incoming, one outgoing); none once they hang up. Two nodes on one Redis: either
+ * answers `Scope=cluster` with the figures of both, summed and per node.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisKeys } from '../../src/store/redis/keys.js';
+import { RedisSupervisorFigures } from '../../src/store/redis/supervisor-figures.js';
 import { API, type Credentials, startTestServer, type TestServer } from '../support/server.js';
 import { runSipp, startSipp } from '../support/sipp.js';
 import { until, markup as xml } from '../support/until.js';
@@ -210,5 +213,64 @@ describe('Supervisor API', () => {
     const after = await until(metrics, (m) => m.Metrics.LiveCalls === 0);
     expect(after.Metrics).toMatchObject({ LiveCalls: 0, LiveIncomingCalls: 0, LiveOutgoingCalls: 0 });
     expect(after.LiveCallDetails).toEqual([]);
+  });
+
+  it('Scope=cluster sums the figures every node sharing the Redis publishes, and lists each node', async () => {
+    const b = await startTestServer({ ns: ts.ns, env: { SIP_ENABLED: 'false' } });
+    try {
+      const a = ts.server.config.instanceId;
+      const bId = b.server.config.instanceId;
+      const cluster = async () =>
+        (
+          await b.request('GET', supervisor(b.admin.sid, '/metrics?Scope=cluster'), {
+            auth: b.admin,
+          })
+        ).json;
+      const seen = await until(cluster, (j) => j.Nodes?.length === 2);
+      expect(seen.Scope).toBe('cluster');
+      expect(seen.InstanceId).toBe(bId);
+      expect(seen.Nodes.map((n: { InstanceId: string }) => n.InstanceId).sort()).toEqual([a, bId].sort());
+      expect(Object.keys(seen.Metrics).sort()).toEqual([...METRICS].sort());
+      const ofA = seen.Nodes.find((n: { InstanceId: string }) => n.InstanceId === a).Metrics;
+      const ofB = seen.Nodes.find((n: { InstanceId: string }) => n.InstanceId === bId).Metrics;
+      // Node A ran the calls above; B none. The sum is A's (as A last published it) plus B's.
+      expect(ofA.TotalCallsSinceUptime).toBeGreaterThanOrEqual(2);
+      expect(ofA.OutgoingCallsSinceUptime).toBeGreaterThanOrEqual(1);
+      expect(ofB.TotalCallsSinceUptime).toBe(0);
+      for (const m of ['TotalCallsSinceUptime', 'CompletedCalls', 'MaximumConcurrentCalls'])
+        expect(seen.Metrics[m], m).toBe(ofA[m] + ofB[m]);
+      expect(seen.Metrics.AverageCallDurationInSecondsLast24Hours).toBe(
+        ofA.AverageCallDurationInSecondsLast24Hours,
+      );
+      const total = await b.request('GET', supervisor(b.admin.sid, '?Scope=cluster'), { auth: b.admin });
+      expect(total.json.TotalCalls).toBe(seen.Metrics.TotalCallsSinceUptime);
+
+      const refused = await ts.request('GET', supervisor(tenant.sid, '/metrics?Scope=cluster'), {
+        auth: tenant.creds,
+      });
+      expect(refused.status).toBe(403);
+      const live = await ts.request('GET', supervisor(ts.admin.sid, '/livecalls?Scope=cluster'), {
+        auth: ts.admin,
+      });
+      expect(live.status).toBe(400);
+    } finally {
+      await b.stop();
+    }
+    // A node that stops withdraws its figures.
+    const after = await ts.request('GET', supervisor(ts.admin.sid, '/metrics?Scope=cluster'), {
+      auth: ts.admin,
+    });
+    expect(after.json.Nodes.map((n: { InstanceId: string }) => n.InstanceId)).toEqual([
+      ts.server.config.instanceId,
+    ]);
+  });
+
+  it('figures of a node that stopped publishing expire', async () => {
+    let now = Date.now();
+    const store = new RedisSupervisorFigures(ts.server.redis, redisKeys(ts.ns.redisPrefix), () => now);
+    await store.publish({ instanceId: 'IDgone', at: now, figures: { TotalCallsSinceUptime: 5 } }, 1000);
+    expect((await store.list()).map((n) => n.instanceId)).toContain('IDgone');
+    now += 1001;
+    expect((await store.list()).map((n) => n.instanceId)).not.toContain('IDgone');
   });
 });

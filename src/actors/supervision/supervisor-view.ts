@@ -154,6 +154,14 @@ function lastResponseOf(e: CallEmitted, previous: number | null): number | null 
   return previous;
 }
 
+export interface DurationTotals {
+  readonly sum: number;
+  readonly count: number;
+}
+
+/** Whole-second average (0 when no call). */
+export const averageOf = (t: DurationTotals): number => (t.count === 0 ? 0 : Math.round(t.sum / t.count));
+
 /** Recently ended sids remembered, so an event arriving after `call.ended` cannot revive a call. */
 const ENDED_MEMORY = 4096;
 
@@ -181,31 +189,41 @@ export class SupervisorView {
 
   /** Figures of the node, or of the calls of the given accounts only. */
   figures(accounts?: ReadonlySet<string>): CallFigures {
-    const tallies = accounts ? [...accounts].flatMap((a) => this.accounts.get(a) ?? []) : [this.node];
+    const tallies = this.talliesOf(accounts);
     const sum = (pick: (t: Tally) => number) => tallies.reduce((n, t) => n + pick(t), 0);
     const counters = {} as Record<Counter, number>;
     for (const key of Object.keys(this.node.counters) as Counter[])
       counters[key] = sum((t) => t.counters[key]);
-    const now = this.now();
-    const average = (minutes: number) => {
-      const totals = tallies.map((t) => t.durations.totals(now, minutes));
-      const count = totals.reduce((n, t) => n + t.count, 0);
-      return count === 0 ? 0 : Math.round(totals.reduce((n, t) => n + t.sum, 0) / count);
-    };
+    const { hour, day } = this.durationTotals(accounts);
     return {
       LiveCalls: sum((t) => t.live),
       LiveIncomingCalls: sum((t) => t.liveIn),
       LiveOutgoingCalls: sum((t) => t.liveOut),
       ...counters,
-      AverageCallDurationInSecondsLast24Hours: average(1440),
-      AverageCallDurationInSecondsLastHour: average(60),
+      AverageCallDurationInSecondsLast24Hours: averageOf(day),
+      AverageCallDurationInSecondsLastHour: averageOf(hour),
     };
+  }
+
+  /** Sum and count of answered call durations (seconds) of the last hour and day: averages combine exactly. */
+  durationTotals(accounts?: ReadonlySet<string>): { hour: DurationTotals; day: DurationTotals } {
+    const tallies = this.talliesOf(accounts);
+    const now = this.now();
+    const over = (minutes: number) =>
+      tallies
+        .map((t) => t.durations.totals(now, minutes))
+        .reduce((a, b) => ({ sum: a.sum + b.sum, count: a.count + b.count }), { sum: 0, count: 0 });
+    return { hour: over(60), day: over(1440) };
   }
 
   /** Live calls, oldest first; only those of the given accounts when given. */
   liveCalls(accounts?: ReadonlySet<string>): LiveCall[] {
     const all = [...this.live.values()];
     return accounts ? all.filter((c) => accounts.has(c.accountSid)) : all;
+  }
+
+  private talliesOf(accounts: ReadonlySet<string> | undefined): Tally[] {
+    return accounts ? [...accounts].flatMap((a) => this.accounts.get(a) ?? []) : [this.node];
   }
 
   private tallyOf(accountSid: string): Tally {

@@ -5,13 +5,15 @@
  * with Restcomm's member names as they are (PascalCase, `Initial Invite`), so they bypass the
  * snake_case renderer.
  *
- * Only the Super Admin sees the node; `?Scope=account` shows an account Administrator (or the Super
- * Admin) the calls of the path's account and its sub-accounts. Figures come from the SupervisorView
- * (call events), the registrar's binding count and the SMS service's counters.
+ * Only the Super Admin sees the node (and, with `?Scope=cluster`, every node sharing the Redis:
+ * summed and per-node figures, cluster-figures.ts); `?Scope=account` shows an account Administrator
+ * (or the Super Admin) the calls of the path's account and its sub-accounts. Figures come from the
+ * SupervisorView (call events), the registrar's binding count and the SMS service's counters.
  */
 import type { Request, Response } from 'express';
 import type { AccountService } from '../../actors/account/account-service.js';
 import type { SmsMetrics } from '../../actors/sms/sms-service.js';
+import { type ClusterFigures, metricsOf, sumFigures } from '../../actors/supervision/cluster-figures.js';
 import type { LiveCall, SupervisorView } from '../../actors/supervision/supervisor-view.js';
 import { rfc2822 } from '../../dates.js';
 import { AppError } from '../../errors.js';
@@ -33,6 +35,8 @@ export interface SupervisorSources {
   registeredUsers(): Promise<number | null>;
   /** The TextMessage* counters (null without messaging). */
   smsMetrics(): Readonly<SmsMetrics> | null;
+  /** Every node's figures (`Scope=cluster`); null when this node does not share them. */
+  readonly cluster: ClusterFigures | null;
 }
 
 export interface SupervisorRouteDeps {
@@ -41,7 +45,7 @@ export interface SupervisorRouteDeps {
   readonly publicUrl: string;
 }
 
-export const SupervisorScope = { Node: 'node', Account: 'account' } as const;
+export const SupervisorScope = { Node: 'node', Account: 'account', Cluster: 'cluster' } as const;
 const SCOPES = Object.values(SupervisorScope);
 
 const SMS_ZERO: SmsMetrics = {
@@ -73,14 +77,15 @@ export function supervisorRoutes(routes: RouteTable, deps: SupervisorRouteDeps):
   const { supervisor } = deps;
   const base = `${API_ROOT}/Accounts/:accountSid/Supervisor`;
 
-  /** The accounts whose calls the request may see: undefined for the whole node. */
+  /** The accounts whose calls the request may see: undefined for the whole node (or cluster). */
   const scopeOf = async (req: Request, res: Response): Promise<ReadonlySet<string> | undefined> => {
     // JSON only (spec §Supervisor): errors too, whatever the suffix.
     state(res).format = 'json';
-    const scope = Params.query(req).oneOf('Scope', SCOPES) ?? SupervisorScope.Node;
+    const scope = scopeParam(req);
     const caller = callerOf(res);
-    if (scope === SupervisorScope.Node) {
-      if (!caller.isSuperAdmin) throw new AppError('Forbidden', 'Only the Super Admin supervises the node');
+    if (scope !== SupervisorScope.Account) {
+      if (!caller.isSuperAdmin)
+        throw new AppError('Forbidden', `Only the Super Admin supervises the ${scope}`);
       return undefined;
     }
     if (!caller.isSuperAdmin && caller.role !== Role.Administrator)
@@ -99,16 +104,43 @@ export function supervisorRoutes(routes: RouteTable, deps: SupervisorRouteDeps):
 
   const json = (res: Response, body: unknown) => writeBody(res, 'json', JSON.stringify(body));
 
+  /** Every node's figures, or 400 when this node does not share them. */
+  const clusterNodes = async () => {
+    if (!supervisor.cluster)
+      throw new AppError('InvalidParameter', 'Scope=cluster: figures are not shared here');
+    return supervisor.cluster.nodes();
+  };
+
   routes.resource(base, {
     GET: async (req, res) => {
       const accounts = await scopeOf(req, res);
-      json(res, { ...envelope(), TotalCalls: supervisor.view.figures(accounts).TotalCallsSinceUptime });
+      const total =
+        scopeParam(req) === SupervisorScope.Cluster
+          ? (sumFigures(await clusterNodes()).TotalCallsSinceUptime ?? 0)
+          : supervisor.view.figures(accounts).TotalCallsSinceUptime;
+      json(res, { ...envelope(), TotalCalls: total });
     },
   });
 
   routes.resource(`${base}/metrics`, {
     GET: async (req, res) => {
       const accounts = await scopeOf(req, res);
+      if (scopeParam(req) === SupervisorScope.Cluster) {
+        // Live call details stay on their node: the cluster answer is figures, summed and per node.
+        const nodes = await clusterNodes();
+        const registered = (await supervisor.registeredUsers()) ?? 0;
+        json(res, {
+          ...envelope(),
+          Scope: SupervisorScope.Cluster,
+          Metrics: { ...metricsOf(sumFigures(nodes)), RegisteredUsers: registered },
+          Nodes: nodes.map((n) => ({
+            InstanceId: n.instanceId,
+            DateTime: rfc2822(new Date(n.at)),
+            Metrics: metricsOf(n.figures),
+          })),
+        });
+        return;
+      }
       const details = Params.query(req).bool('LiveCallDetails') ?? false;
       // Registrations and messages are counted per node, not per account: no figure beats a wrong one.
       const perNode = accounts === undefined;
@@ -129,6 +161,11 @@ export function supervisorRoutes(routes: RouteTable, deps: SupervisorRouteDeps):
   routes.resource(`${base}/livecalls`, {
     GET: async (req, res) => {
       const accounts = await scopeOf(req, res);
+      if (scopeParam(req) === SupervisorScope.Cluster)
+        throw new AppError(
+          'InvalidParameter',
+          'Scope=cluster is served by /Supervisor.json/metrics (figures only)',
+        );
       json(res, supervisor.view.liveCalls(accounts).map(liveCallJson));
     },
   });
@@ -161,7 +198,9 @@ const SCOPED_GET = {
     {
       name: 'Scope',
       enum: SCOPES,
-      description: 'node (default, Super Admin) or account (the account and its sub-accounts)',
+      description:
+        'node (default, Super Admin), cluster (every node sharing the Redis, Super Admin; figures only) ' +
+        'or account (the account and its sub-accounts)',
     },
   ],
   response: jsonDocument(),
@@ -170,6 +209,8 @@ const SCOPED_GET = {
 function spec(summary: string): RouteSpec {
   return { tag: 'Supervisor', jsonOnly: true, GET: { ...SCOPED_GET, summary } };
 }
+
+const scopeParam = (req: Request) => Params.query(req).oneOf('Scope', SCOPES) ?? SupervisorScope.Node;
 
 function nullSms(): Record<keyof SmsMetrics, null> {
   return {

@@ -6,6 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { initialContext } from '../../../../src/actors/call/call.setup.js';
 import type { CallContext, CallEmitted, CallInput } from '../../../../src/actors/call/call.types.js';
+import {
+  metricsOf,
+  publishedFigures,
+  sumFigures,
+} from '../../../../src/actors/supervision/cluster-figures.js';
 import { DurationWindow } from '../../../../src/actors/supervision/duration-window.js';
 import {
   callTypeOf,
@@ -259,5 +264,31 @@ describe('DurationWindow', () => {
     const now = T0 + (3 * 1440 - 1) * MIN;
     expect(w.totals(now, 1440)).toEqual({ sum: 1440 * 30, count: 1440 * 3 });
     expect(w.average(now + 3 * 1440 * MIN, 60)).toBe(0);
+  });
+});
+
+describe('cluster figures', () => {
+  it('publishes averages as sums and counts, so the cluster average is exact', () => {
+    const view = new SupervisorView(() => T0 + 60_000);
+    const c = call({}, { answeredAt: T0 });
+    view.observe(created(c));
+    view.observe(ended(c, 'completed', T0 + 30_000));
+    const one = publishedFigures(view, null);
+    expect(one).toMatchObject({
+      TotalCallsSinceUptime: 1,
+      DurationSumLastHour: 30,
+      DurationCountLastHour: 1,
+    });
+    expect(one).not.toHaveProperty('AverageCallDurationInSecondsLastHour');
+    const other = { ...one, DurationSumLastHour: 90, DurationCountLastHour: 3, TotalCallsSinceUptime: 3 };
+    const sum = sumFigures([
+      { instanceId: 'a', at: T0, figures: { ...one } },
+      { instanceId: 'b', at: T0, figures: other },
+    ]);
+    expect(sum.TotalCallsSinceUptime).toBe(4);
+    const metrics = metricsOf(sum);
+    expect(metrics.AverageCallDurationInSecondsLastHour).toBe(30);
+    expect(metrics).not.toHaveProperty('DurationSumLastHour');
+    expect(metricsOf({}).AverageCallDurationInSecondsLast24Hours).toBe(0);
   });
 });
