@@ -105,12 +105,7 @@ export function createApp(deps: AppDeps): App {
   if (deps.sms && deps.smsStore)
     smsRoutes(routes, { sms: deps.sms, smsStore: deps.smsStore, publicUrl: deps.publicUrl });
   if (deps.email) emailRoutes(routes, { email: deps.email });
-  if (deps.supervisor)
-    supervisorRoutes(routes, {
-      supervisor: deps.supervisor,
-      accounts: deps.accounts,
-      publicUrl: deps.publicUrl,
-    });
+  if (deps.supervisor) supervisorRoutes(routes, { supervisor: deps.supervisor, accounts: deps.accounts });
 
   // One front middleware: format from the path, then the body (only requests that carry one go
   // through the body reader), then the route table; no match → 404. Few Express layers on purpose:

@@ -42,10 +42,10 @@ export interface SupervisorSources {
 export interface SupervisorRouteDeps {
   readonly supervisor: SupervisorSources;
   readonly accounts: AccountService;
-  readonly publicUrl: string;
 }
 
 export const SupervisorScope = { Node: 'node', Account: 'account', Cluster: 'cluster' } as const;
+export type SupervisorScope = (typeof SupervisorScope)[keyof typeof SupervisorScope];
 const SCOPES = Object.values(SupervisorScope);
 
 const SMS_ZERO: SmsMetrics = {
@@ -77,22 +77,27 @@ export function supervisorRoutes(routes: RouteTable, deps: SupervisorRouteDeps):
   const { supervisor } = deps;
   const base = `${API_ROOT}/Accounts/:accountSid/Supervisor`;
 
-  /** The accounts whose calls the request may see: undefined for the whole node (or cluster). */
-  const scopeOf = async (req: Request, res: Response): Promise<ReadonlySet<string> | undefined> => {
+  /**
+   * The requested scope once the caller may see it, with the accounts whose calls it covers
+   * (undefined: the whole node or cluster).
+   */
+  const scopeOf = async (
+    req: Request,
+    res: Response,
+  ): Promise<{ scope: SupervisorScope; accounts?: ReadonlySet<string> }> => {
     // JSON only (spec §Supervisor): errors too, whatever the suffix.
     state(res).format = 'json';
-    const scope = scopeParam(req);
+    const scope = Params.query(req).oneOf('Scope', SCOPES) ?? SupervisorScope.Node;
     const caller = callerOf(res);
     if (scope !== SupervisorScope.Account) {
       if (!caller.isSuperAdmin)
         throw new AppError('Forbidden', `Only the Super Admin supervises the ${scope}`);
-      return undefined;
+      return { scope };
     }
     if (!caller.isSuperAdmin && caller.role !== Role.Administrator)
       throw new AppError('Forbidden', 'Only an Administrator supervises its accounts');
     // The router already limited the path's account to the caller's own tree.
-    const account = accountOf(res);
-    return treeOf(deps.accounts, account);
+    return { scope, accounts: await treeOf(deps.accounts, accountOf(res)) };
   };
 
   const envelope = () => ({
@@ -113,9 +118,9 @@ export function supervisorRoutes(routes: RouteTable, deps: SupervisorRouteDeps):
 
   routes.resource(base, {
     GET: async (req, res) => {
-      const accounts = await scopeOf(req, res);
+      const { scope, accounts } = await scopeOf(req, res);
       const total =
-        scopeParam(req) === SupervisorScope.Cluster
+        scope === SupervisorScope.Cluster
           ? (sumFigures(await clusterNodes()).TotalCallsSinceUptime ?? 0)
           : supervisor.view.figures(accounts).TotalCallsSinceUptime;
       json(res, { ...envelope(), TotalCalls: total });
@@ -124,8 +129,8 @@ export function supervisorRoutes(routes: RouteTable, deps: SupervisorRouteDeps):
 
   routes.resource(`${base}/metrics`, {
     GET: async (req, res) => {
-      const accounts = await scopeOf(req, res);
-      if (scopeParam(req) === SupervisorScope.Cluster) {
+      const { scope, accounts } = await scopeOf(req, res);
+      if (scope === SupervisorScope.Cluster) {
         // Live call details stay on their node: the cluster answer is figures, summed and per node.
         const nodes = await clusterNodes();
         const registered = (await supervisor.registeredUsers()) ?? 0;
@@ -160,8 +165,8 @@ export function supervisorRoutes(routes: RouteTable, deps: SupervisorRouteDeps):
 
   routes.resource(`${base}/livecalls`, {
     GET: async (req, res) => {
-      const accounts = await scopeOf(req, res);
-      if (scopeParam(req) === SupervisorScope.Cluster)
+      const { scope, accounts } = await scopeOf(req, res);
+      if (scope === SupervisorScope.Cluster)
         throw new AppError(
           'InvalidParameter',
           'Scope=cluster is served by /Supervisor.json/metrics (figures only)',
@@ -209,8 +214,6 @@ const SCOPED_GET = {
 function spec(summary: string): RouteSpec {
   return { tag: 'Supervisor', jsonOnly: true, GET: { ...SCOPED_GET, summary } };
 }
-
-const scopeParam = (req: Request) => Params.query(req).oneOf('Scope', SCOPES) ?? SupervisorScope.Node;
 
 function nullSms(): Record<keyof SmsMetrics, null> {
   return {
