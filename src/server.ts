@@ -8,6 +8,8 @@
  */
 import type { AccountService } from './actors/account/account-service.js';
 import type { SmsService } from './actors/sms/sms-service.js';
+import { ClusterFigures, publishedFigures } from './actors/supervision/cluster-figures.js';
+import { SupervisorView } from './actors/supervision/supervisor-view.js';
 import { startAccounts } from './composition/accounts.js';
 import { composeApp, listenHttp } from './composition/http.js';
 import { Lifecycle } from './composition/lifecycle.js';
@@ -34,6 +36,7 @@ import type { GatewayStore } from './store/gateway-store.js';
 import type { NumberStore } from './store/number-store.js';
 import type { Db } from './store/postgres/db.js';
 import type { Redis } from './store/redis/client.js';
+import { RedisSupervisorFigures } from './store/redis/supervisor-figures.js';
 import type { SmsStore } from './store/sms-store.js';
 
 export interface RunningServer {
@@ -68,6 +71,8 @@ export interface RunningServer {
   readonly metrics: Metrics;
   /** The dependency checks behind `GET /ready`. */
   readonly readiness: Readiness;
+  /** What the Supervisor API shows (live calls and figures of this node). */
+  readonly supervisor: SupervisorView;
   /** Super Admin bootstrap outcome (a generated password is present only on first start without ADMIN_PASSWORD). */
   readonly bootstrap: { adminSid: string; generatedPassword?: string | undefined };
   close(): Promise<void>;
@@ -93,15 +98,37 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       { connections, repositories, accounts, webhooks },
       lifecycle,
     );
+    // What supervisors see: fed by every call event of this node.
+    const supervisor = new SupervisorView();
     const callRuntime = await composeVoice(
       config,
       logger,
-      { connections, repositories, accounts, sip, webhooks, messaging, publicUrl, metrics, readiness },
+      {
+        connections,
+        repositories,
+        accounts,
+        sip,
+        webhooks,
+        messaging,
+        publicUrl,
+        metrics,
+        readiness,
+        callObservers: [supervisor.observe],
+      },
       lifecycle,
     );
 
     const { sms, smsStore, email, smppLink } = messaging;
     const observability = composeObservability(config, { connections, sip, messaging, metrics, readiness });
+    // Each node publishes its supervisor figures so any node can answer for the cluster.
+    const cluster = new ClusterFigures({
+      store: new RedisSupervisorFigures(connections.redis, connections.keys),
+      instanceId: config.instanceId,
+      local: () => publishedFigures(supervisor, sms.metrics()),
+      logger: logger.child({ component: 'supervisor' }),
+    });
+    cluster.start();
+    lifecycle.onClose(() => cluster.stop());
     const app = composeApp(config, logger, publicUrl, {
       connections,
       accounts,
@@ -112,6 +139,8 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       smsStore,
       email,
       observability,
+      supervisor,
+      cluster,
     });
     http.serve(app);
     logger.info({ url, publicUrl }, 'switchboard listening');
@@ -141,6 +170,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       smppLink,
       metrics,
       readiness,
+      supervisor,
       bootstrap: { adminSid: boot.admin.sid, generatedPassword: boot.generatedPassword },
       close: () => lifecycle.close(),
     };

@@ -9,6 +9,7 @@ import { CallApps } from '../actors/call/call-apps.js';
 import { callMetrics } from '../actors/call/call-metrics.js';
 import {
   CallEventBus,
+  type CallObserver,
   cdrWriter,
   failureNotifier,
   type SendCallback,
@@ -45,6 +46,8 @@ export interface CallsDeps
   readonly numberOf: (accountSid: string, sid: string) => Promise<IncomingNumber | null>;
   readonly startInterpreter: (input: InterpreterInput) => AnyActorRef;
   readonly meter: CallMeter;
+  /** Further observers of every call event (live views), subscribed last. */
+  readonly observers?: readonly CallObserver[];
   readonly logger: Logger;
 }
 
@@ -105,6 +108,7 @@ export function composeCalls(d: CallsDeps): {
   });
   // After the runtime's own end waiters: a Dial's outcome does not wait for the callbacks.
   bus.subscribe(statusCallbacks(sendCallback, d.instanceId));
+  for (const observer of d.observers ?? []) bus.subscribe(observer);
   const live = runtime;
   legs = new LegControl(live, d.media);
   const inbound = new InboundCalls(live, {

@@ -2,6 +2,7 @@
  * Composition of the HTTP side: the listener, bound before the rest so PUBLIC_URL can default to the
  * port actually bound (HTTP_PORT=0 in tests), and the Express app once everything it serves exists.
  */
+import { readFileSync } from 'node:fs';
 import {
   createServer as createHttpServer,
   type IncomingMessage,
@@ -12,6 +13,8 @@ import type { AddressInfo } from 'node:net';
 import type { AccountService } from '../actors/account/account-service.js';
 import type { CallRuntime } from '../actors/call/call-runtime.js';
 import type { SmsService } from '../actors/sms/sms-service.js';
+import type { ClusterFigures } from '../actors/supervision/cluster-figures.js';
+import type { SupervisorView } from '../actors/supervision/supervisor-view.js';
 import type { Config } from '../config.js';
 import type { EmailService } from '../email/email-service.js';
 import { type App, createApp } from '../http/app.js';
@@ -87,10 +90,22 @@ export interface HttpParts {
   readonly email: EmailService;
   /** `/health`, `/ready`, `/metrics`. */
   readonly observability?: ObservabilityDeps;
+  readonly supervisor: SupervisorView;
+  readonly cluster: ClusterFigures | null;
+}
+
+/** The package version (the same file from src/ and from dist/). */
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 export function composeApp(config: Config, logger: Logger, publicUrl: string, parts: HttpParts): App {
-  const { accounts, sip, callRuntime, sms, smsStore, email } = parts;
+  const { accounts, sip, callRuntime, sms, smsStore, email, supervisor, cluster } = parts;
   const { snapshots } = parts.connections;
   const {
     calls,
@@ -132,5 +147,14 @@ export function composeApp(config: Config, logger: Logger, publicUrl: string, pa
     smsStore,
     email,
     ...(parts.observability ? { observability: parts.observability } : {}),
+    supervisor: {
+      view: supervisor,
+      instanceId: config.instanceId,
+      version: packageVersion(),
+      revision: 'unknown',
+      registeredUsers: async () => (sip ? sip.registrar.countRegistered() : null),
+      smsMetrics: () => sms.metrics(),
+      cluster,
+    },
   });
 }

@@ -8,6 +8,7 @@ import { createActor } from 'xstate';
 import type { AccountService } from '../actors/account/account-service.js';
 import { CallAdmission } from '../actors/call/admission.js';
 import { RuntimeCallControl } from '../actors/call/call-control.js';
+import type { CallObserver } from '../actors/call/call-observers.js';
 import type { CallRuntime } from '../actors/call/call-runtime.js';
 import { routeInbound } from '../actors/call/inbound-routing.js';
 import { MessagingBridge } from '../actors/call/messaging-bridge.js';
@@ -79,6 +80,8 @@ export interface VoiceDeps {
   readonly metrics: Metrics;
   /** Where the media engine reports its readiness. */
   readonly readiness?: Readiness;
+  /** Live views fed by every call event (the supervisor's). */
+  readonly callObservers?: readonly CallObserver[];
 }
 
 /** Call admission, then (with SIP) the media engine, call runtime and interpreter; recovers this node's calls. */
@@ -131,6 +134,7 @@ export async function composeVoice(
     // One media subscription fanned out per endpoint, for the calls, the Dialer and the interpreter.
     const mediaEvents = new MediaEventRouter(media);
     const { runtime, legs, inbound, recovery } = composeCalls({
+      observers: deps.callObservers ?? [],
       sip: sipService.legs,
       media,
       mediaEvents,

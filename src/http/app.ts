@@ -45,6 +45,7 @@ import { type ObservabilityDeps, observabilityRoutes } from './routes/observabil
 import { profileRoutes } from './routes/profiles.js';
 import { recordingRoutes } from './routes/recordings.js';
 import { smsRoutes } from './routes/sms.js';
+import { type SupervisorSources, supervisorRoutes } from './routes/supervisor.js';
 import { twilioSurface } from './twilio/surface.js';
 import { API_ROOT } from './uris.js';
 
@@ -79,6 +80,8 @@ export interface AppDeps {
   readonly email?: EmailService;
   /** `/health`, `/ready`, `/metrics`: served before (and so outside) the API's auth. */
   readonly observability?: ObservabilityDeps;
+  /** The Supervisor API's figures (routes registered when given). */
+  readonly supervisor?: SupervisorSources;
 }
 
 export interface App {
@@ -105,6 +108,7 @@ export function createApp(deps: AppDeps): App {
   if (deps.sms && deps.smsStore)
     smsRoutes(routes, { sms: deps.sms, smsStore: deps.smsStore, publicUrl: deps.publicUrl });
   if (deps.email) emailRoutes(routes, { email: deps.email });
+  if (deps.supervisor) supervisorRoutes(routes, { supervisor: deps.supervisor, accounts: deps.accounts });
 
   // One front middleware: format from the path, then the body (only requests that carry one go
   // through the body reader), then the route table; no match → 404. Few Express layers on purpose:

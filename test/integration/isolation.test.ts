@@ -222,8 +222,11 @@ describe('isolation matrix', () => {
       for (const param of entry.path.match(/:(\w+)/g) ?? [])
         path = path.replace(param, await fixtures[param.slice(1)]!(owner));
       const res = await ts.request('GET', `${path}.json`, { auth: owner.creds });
-      // Gateways are the Super Admin's to manage (docs/decisions.md): the owner sees 403, not 404.
-      const expected = entry.path.includes('/Management/Gateways') ? 403 : 200;
+      // Gateways are the Super Admin's to manage and the node's supervision the Super Admin's to see
+      // (docs/decisions.md): the owner sees 403, not 404.
+      const superAdminOnly =
+        entry.path.includes('/Management/Gateways') || entry.path.includes('/Supervisor');
+      const expected = superAdminOnly ? 403 : 200;
       expect(res.status, `GET ${path}.json`).toBe(expected);
     }
   });

@@ -26,6 +26,9 @@ export function redisKeys(prefix: string) {
     accountCallSlots: (accountSid: string) => `${p}account:${accountSid}:slots`,
     /** Calls started by the account in one second (epoch seconds), for the CPS limit. */
     accountCps: (accountSid: string, second: number) => `${p}account:${accountSid}:cps:${second}`,
+    // supervision
+    /** Hash of every node's supervisor figures (field = instance id). */
+    supervisorNodes: `${p}supervisor:nodes`,
     // sms
     smsSnapshot: (sid: string) => `${p}sms:${sid}:snap`,
   } as const;
