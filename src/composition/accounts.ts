@@ -7,8 +7,8 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { PasswordVerifier } from '../security/password-verifier.js';
 import { PgAccountStore } from '../store/postgres/account-repository.js';
-import { RedisAccountBus } from '../store/redis/account-bus.js';
 import { RedisAuthThrottle } from '../store/redis/auth-throttle.js';
+import { RedisChangeBus } from '../store/redis/change-bus.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Connections } from './stores.js';
 
@@ -26,7 +26,7 @@ export async function startAccounts(
 ): Promise<StartedAccounts> {
   const accounts = new AccountService({
     store: new PgAccountStore(db),
-    bus: new RedisAccountBus(redis, sub, keys.accountChannel),
+    bus: new RedisChangeBus(redis, sub, keys.accountChannel),
     logger: logger.child({ component: 'accounts' }),
     auth: {
       verifier: new PasswordVerifier({

@@ -11,6 +11,8 @@ import { Notifier } from '../notifications/notifier.js';
 import { ProfileResolver } from '../profiles/resolution.js';
 import { RecordingService } from '../recordings/recording-service.js';
 import { LocalRecordingStorage } from '../recordings/storage.js';
+import { CachedNumberStore } from '../store/cached-number-store.js';
+import type { NumberStore } from '../store/number-store.js';
 import { PgApplicationStore } from '../store/postgres/application-repository.js';
 import { PgCallStore } from '../store/postgres/call-repository.js';
 import { PgClientStore } from '../store/postgres/client-repository.js';
@@ -20,6 +22,7 @@ import { PgNotificationStore } from '../store/postgres/notification-repository.j
 import { PgNumberStore } from '../store/postgres/number-repository.js';
 import { PgProfileStore } from '../store/postgres/profile-repository.js';
 import { PgRecordingStore } from '../store/postgres/recording-repository.js';
+import { RedisChangeBus } from '../store/redis/change-bus.js';
 import { connectRedis, connectSubscriber, type Redis } from '../store/redis/client.js';
 import { RedisGatewayBus } from '../store/redis/gateway-bus.js';
 import { type RedisKeys, redisKeys } from '../store/redis/keys.js';
@@ -62,7 +65,7 @@ export interface Repositories {
   readonly calls: PgCallStore;
   readonly applications: PgApplicationStore;
   readonly clients: PgClientStore;
-  readonly numbers: PgNumberStore;
+  readonly numbers: NumberStore;
   readonly notifications: PgNotificationStore;
   readonly notifier: Notifier;
   readonly recordings: PgRecordingStore;
@@ -87,7 +90,11 @@ export async function openRepositories(
   const calls = new PgCallStore(db);
   const applications = new PgApplicationStore(db);
   const clients = new PgClientStore(db);
-  const numbers = new PgNumberStore(db);
+  const numbers = new CachedNumberStore(
+    new PgNumberStore(db),
+    new RedisChangeBus(redis, sub, keys.numberChannel),
+  );
+  await numbers.start();
   const notifications = new PgNotificationStore(db);
   const notifier = new Notifier(notifications, logger.child({ component: 'notifications' }), publicUrl);
   const recordings = new PgRecordingStore(db);

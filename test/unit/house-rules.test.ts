@@ -124,7 +124,7 @@ function layerViolation(from: string, to: string): string | null {
 describe('imports point down', () => {
   it('flags a planted violation of each kind', () => {
     expect(
-      layerViolation('src/store/redis/account-bus.ts', 'src/actors/account/account-service.ts'),
+      layerViolation('src/store/redis/change-bus.ts', 'src/actors/account/account-service.ts'),
     ).not.toBeNull();
     expect(layerViolation('src/sip/routing-policy.ts', 'src/profiles/multi-provider.ts')).not.toBeNull();
     expect(layerViolation('src/actors/call/call-runtime.ts', 'src/sip/transport.ts')).not.toBeNull();

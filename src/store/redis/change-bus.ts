@@ -1,8 +1,11 @@
-/** Account change notices between nodes over Redis pub/sub (evict the cached record). */
+/**
+ * Change notices between nodes over Redis pub/sub, one channel per kind (accounts, incoming numbers):
+ * each node forgets its cached copy of what a notice names.
+ */
 import type { AccountChangeBus } from '../account-store.js';
 import type { Redis } from './client.js';
 
-export class RedisAccountBus implements AccountChangeBus {
+export class RedisChangeBus implements AccountChangeBus {
   constructor(
     private readonly pub: Redis,
     private readonly sub: Redis,
