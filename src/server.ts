@@ -9,6 +9,7 @@
 import type { AccountService } from './actors/account/account-service.js';
 import type { SmsService } from './actors/sms/sms-service.js';
 import { ClusterFigures, publishedFigures } from './actors/supervision/cluster-figures.js';
+import { LiveStream } from './actors/supervision/live-stream.js';
 import { SupervisorView } from './actors/supervision/supervisor-view.js';
 import { startAccounts } from './composition/accounts.js';
 import { composeApp, listenHttp } from './composition/http.js';
@@ -73,6 +74,8 @@ export interface RunningServer {
   readonly readiness: Readiness;
   /** What the Supervisor API shows (live calls and figures of this node). */
   readonly supervisor: SupervisorView;
+  /** The supervisor's live stream (what `/Supervisor/stream` clients receive). */
+  readonly liveStream: LiveStream;
   /** Super Admin bootstrap outcome (a generated password is present only on first start without ADMIN_PASSWORD). */
   readonly bootstrap: { adminSid: string; generatedPassword?: string | undefined };
   close(): Promise<void>;
@@ -100,6 +103,8 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     );
     // What supervisors see: fed by every call event of this node.
     const supervisor = new SupervisorView();
+    // The live stream follows the view in the same synchronous pass: its figures match its calls.
+    const liveStream = new LiveStream({ metrics: (accounts) => supervisor.figures(accounts) });
     const callRuntime = await composeVoice(
       config,
       logger,
@@ -113,7 +118,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         publicUrl,
         metrics,
         readiness,
-        callObservers: [supervisor.observe],
+        callObservers: [supervisor.observe, liveStream.observe],
       },
       lifecycle,
     );
@@ -141,6 +146,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       observability,
       supervisor,
       cluster,
+      liveStream,
     });
     http.serve(app);
     logger.info({ url, publicUrl }, 'switchboard listening');
@@ -171,6 +177,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       metrics,
       readiness,
       supervisor,
+      liveStream,
       bootstrap: { adminSid: boot.admin.sid, generatedPassword: boot.generatedPassword },
       close: () => lifecycle.close(),
     };
