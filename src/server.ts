@@ -37,6 +37,7 @@ import type { GatewayStore } from './store/gateway-store.js';
 import type { NumberStore } from './store/number-store.js';
 import type { Db } from './store/postgres/db.js';
 import type { Redis } from './store/redis/client.js';
+import { RedisStreamRelay } from './store/redis/stream-relay.js';
 import { RedisSupervisorFigures } from './store/redis/supervisor-figures.js';
 import type { SmsStore } from './store/sms-store.js';
 
@@ -104,7 +105,20 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     // What supervisors see: fed by every call event of this node.
     const supervisor = new SupervisorView();
     // The live stream follows the view in the same synchronous pass: its figures match its calls.
-    const liveStream = new LiveStream({ metrics: (accounts) => supervisor.figures(accounts) });
+    // Its deltas go to every node sharing the Redis, and theirs come here (cluster-wide stream).
+    const streamRelay = new RedisStreamRelay(
+      connections.redis,
+      connections.sub,
+      connections.keys.supervisorStreamChannel,
+    );
+    const liveStream = new LiveStream({
+      node: config.instanceId,
+      metrics: (accounts) => supervisor.figures(accounts),
+      relay: (message) => {
+        streamRelay.publish(message).catch((err) => logger.debug({ err }, 'stream delta not relayed'));
+      },
+    });
+    await streamRelay.subscribe((message) => liveStream.applyRemote(message));
     const callRuntime = await composeVoice(
       config,
       logger,

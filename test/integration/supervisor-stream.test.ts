@@ -3,7 +3,7 @@
  * call.updated (in-progress) → call.ended for a sipp call in seq order; a client reconnecting with
  * `since` gets exactly the deltas it missed; a client that stops reading is disconnected with 1013
  * and the server lets go of it; Basic and single-use ticket auth with the Supervisor API's role
- * rules (401, 403, 404).
+ * rules (401, 403, 404); two nodes on one Redis: a call on node A reaches a client of node B.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamClient, type StreamFrame, UpgradeRefused } from '../../ops/lib/stream-client.js';
@@ -130,6 +130,32 @@ describe('supervisor stream', () => {
     // A seq the node never gave out: a fresh snapshot rather than silence.
     const lost = await connect(ts.admin, { since: String(since + 1_000_000) });
     expect((await lost.next(() => true)).type).toBe('snapshot');
+  });
+
+  it('shows a call on node A to a client of node B sharing the Redis', async () => {
+    hooks.script('/cluster', xml('<Pause length="1"/><Hangup/>'));
+    const number = await numberFor('/cluster', '+15550401003');
+    const b = await startTestServer({ ns: ts.ns, env: { SIP_ENABLED: 'false' } });
+    try {
+      const client = await StreamClient.open({ url: b.url, accountSid: b.admin.sid, auth: b.admin });
+      open.push(client);
+      await client.next((f) => f.type === 'snapshot');
+      const sipp = await runSipp({ scenario: 'uac-call-expect-bye.xml', remote: target, service: number });
+      expect(sipp.errors).toBe('');
+      const ended = await client.next((f) => f.type === 'call.ended');
+      const sid = callOf(ended)!.sid;
+      const seen = client.frames.filter((f) => callOf(f)?.sid === sid);
+      expect(seen[0]).toMatchObject({
+        type: 'call.created',
+        call: { node: ts.server.config.instanceId, to: number },
+      });
+      expect(seen.some((f) => callOf(f)?.status === 'in-progress')).toBe(true);
+      // Numbered in B's own sequence, with no gap.
+      const seqs = deltas(client.frames).map((f) => f.seq);
+      expect(seqs).toEqual(seqs.map((_, i) => (seqs[0] as number) + i));
+    } finally {
+      await b.stop();
+    }
   });
 
   it('disconnects a client that stops reading with 1013 and lets go of it', async () => {

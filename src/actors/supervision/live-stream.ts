@@ -24,6 +24,8 @@ export const StreamEventType = {
 /** One live call leg as the stream shows it. Times are epoch ms. */
 export interface StreamCall {
   readonly sid: string;
+  /** Instance id of the node the leg lives on. */
+  readonly node: string;
   readonly accountSid: string;
   readonly parentCallSid: string | null;
   readonly direction: CallContext['direction'];
@@ -87,6 +89,13 @@ interface Subscriber {
 }
 
 export interface LiveStreamOptions {
+  /** This node's instance id (`StreamCall.node`; other nodes' deltas are told apart by it). */
+  readonly node: string;
+  /**
+   * Hands each delta of this node's calls to the other nodes (JSON text, see `applyRemote`);
+   * absent on a node that shares nothing.
+   */
+  readonly relay?: (message: string) => void;
   /** Deltas kept for resume. */
   readonly capacity?: number;
   /** The figures sent in snapshots and `metrics` frames, for the subscriber's scope. */
@@ -116,10 +125,11 @@ function verbOf(e: CallEmitted, previous: StreamCall | undefined): string | null
   return e.type === 'verb.finished' && running === e.verb ? null : running;
 }
 
-function projectionOf(e: CallEmitted, previous: StreamCall | undefined): StreamCall {
+function projectionOf(node: string, e: CallEmitted, previous: StreamCall | undefined): StreamCall {
   const c = e.call;
   return {
     sid: c.sid,
+    node,
     accountSid: c.accountSid,
     parentCallSid: c.parentCallSid,
     direction: c.direction,
@@ -173,21 +183,43 @@ export class LiveStream {
     if (this.ended.has(sid)) return;
     const previous = this.live.get(sid);
     if (e.type === 'call.ended') {
-      this.ended.add(sid);
-      if (this.ended.size > ENDED_MEMORY) this.ended.delete(this.ended.values().next().value as string);
-      this.live.delete(sid);
-      const call = projectionOf(e, previous);
+      this.forget(sid);
+      const call = projectionOf(this.options.node, e, previous);
       const { status, cause, sipStatus, duration } = e;
-      this.publish({ type: 'call.ended', at: e.at, call, status, cause, sipStatus, duration });
+      this.local({ type: 'call.ended', at: e.at, call, status, cause, sipStatus, duration });
       return;
     }
     if (e.call.endedAt !== null) return;
-    const call = projectionOf(e, previous);
+    const call = projectionOf(this.options.node, e, previous);
     if (previous && sameCall(previous, call)) return;
-    this.live.set(sid, call);
     // A call restored from another node's snapshot is new to this node's subscribers too.
-    this.publish({ type: previous ? 'call.updated' : 'call.created', at: e.at, call });
+    this.local({ type: previous ? 'call.updated' : 'call.created', at: e.at, call });
   };
+
+  /**
+   * A delta of another node's call (the JSON `relay` produced there): numbered in this node's
+   * sequence like a local one. Own messages coming back, and anything malformed, are ignored.
+   */
+  applyRemote(message: string): void {
+    let parsed: { node?: unknown; delta?: Unsequenced<CallStreamEvent> };
+    try {
+      parsed = JSON.parse(message);
+    } catch {
+      return;
+    }
+    const delta = parsed.delta;
+    if (parsed.node === this.options.node || typeof delta?.call?.sid !== 'string') return;
+    const sid = delta.call.sid;
+    if (this.ended.has(sid)) return;
+    if (delta.type === 'call.ended') {
+      this.forget(sid);
+      this.publish(delta);
+      return;
+    }
+    const known = this.live.has(sid);
+    this.live.set(sid, delta.call);
+    this.publish({ ...delta, type: known ? 'call.updated' : 'call.created' });
+  }
 
   /**
    * Subscribes a client. With `since` (the last seq it saw) and every later delta still in the ring,
@@ -250,6 +282,19 @@ export class LiveStream {
       if (!accounts || accounts.has(b.accountSid)) frames.push(b.frame);
     }
     return frames;
+  }
+
+  /** A delta of this node's call: to its subscribers and to the other nodes. */
+  private local(event: Unsequenced<CallStreamEvent>): void {
+    if (event.type !== 'call.ended') this.live.set(event.call.sid, event.call);
+    this.publish(event);
+    this.options.relay?.(JSON.stringify({ node: this.options.node, delta: event }));
+  }
+
+  private forget(sid: string): void {
+    this.ended.add(sid);
+    if (this.ended.size > ENDED_MEMORY) this.ended.delete(this.ended.values().next().value as string);
+    this.live.delete(sid);
   }
 
   private publish(event: Unsequenced<CallStreamEvent>): void {

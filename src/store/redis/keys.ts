@@ -31,6 +31,8 @@ export function redisKeys(prefix: string) {
     supervisorNodes: `${p}supervisor:nodes`,
     /** A single-use supervisor stream ticket (value: the caller's sid). */
     supervisorTicket: (ticket: string) => `${p}supervisor:ticket:${ticket}`,
+    /** Pub/sub channel of the supervisor stream's deltas, every node's. */
+    supervisorStreamChannel: `${p}chan:supervisor-stream`,
     // sms
     smsSnapshot: (sid: string) => `${p}sms:${sid}:snap`,
   } as const;

@@ -48,8 +48,10 @@ function lifecycle(c: CallContext): CallEmitted[] {
   ];
 }
 
-function stream(capacity = 100) {
+function stream(capacity = 100, node = 'ID-A', relay?: (m: string) => void) {
   return new LiveStream({
+    node,
+    ...(relay ? { relay } : {}),
     capacity,
     metrics: (a: AccountFilter) => ({ scoped: a !== undefined }),
     now: () => T0,
@@ -127,5 +129,33 @@ describe('LiveStream', () => {
     sub.unsubscribe();
     s.observe({ type: 'call.created', call: call('CA3'), at: T0 });
     expect(mine).toHaveLength(2);
+  });
+
+  it('relays its deltas to other nodes, which number them in their own sequence', () => {
+    const wire: string[] = [];
+    const a = stream(100, 'ID-A', (m) => wire.push(m));
+    const b = stream(100, 'ID-B');
+    const seen: string[] = [];
+    b.subscribe(undefined, (f) => seen.push(f));
+    for (const e of lifecycle(call('CA1'))) a.observe(e);
+    b.observe({ type: 'call.created', call: call('CB1'), at: T0 }); // b's own call: seq 1
+    for (const m of wire) b.applyRemote(m);
+    // Its own messages coming back (pub/sub delivers to the sender too) and garbage are ignored.
+    for (const m of wire) a.applyRemote(m);
+    b.applyRemote('not json');
+    expect(a.lastSeq).toBe(7);
+    const frames = parse(seen);
+    expect(frames.map((f) => [f.type, f.seq, f.call.node])).toEqual([
+      ['call.created', 1, 'ID-B'],
+      ['call.created', 2, 'ID-A'],
+      ['call.updated', 3, 'ID-A'],
+      ['call.updated', 4, 'ID-A'],
+      ['call.updated', 5, 'ID-A'],
+      ['call.updated', 6, 'ID-A'],
+      ['call.updated', 7, 'ID-A'],
+      ['call.ended', 8, 'ID-A'],
+    ]);
+    expect(frames.at(-1)).toMatchObject({ status: 'completed', duration: 4, at: T0 + 5001 });
+    expect(parse([b.snapshot(undefined)])[0].calls.map((c: { sid: string }) => c.sid)).toEqual(['CB1']);
   });
 });
