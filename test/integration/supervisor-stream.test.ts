@@ -2,7 +2,7 @@
  * The supervisor's live stream against a real server and sipp: a snapshot, then call.created →
  * call.updated (in-progress) → call.ended for a sipp call in seq order; a client reconnecting with
  * `since` gets exactly the deltas it missed; a client that stops reading is disconnected with 1013
- * and the server lets go of it; Basic and single-use ticket auth with the Supervisor API's role
+ * and the server lets go of it, one that misses a heartbeat ping is dropped; Basic and single-use ticket auth with the Supervisor API's role
  * rules (401, 403, 404); two nodes on one Redis: a call on node A reaches a client of node B.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { initialContext } from '../../src/actors/call/call.setup.js';
 import type { CallEmitted } from '../../src/actors/call/call.types.js';
 import { API, type Credentials, startTestServer, type TestServer } from '../support/server.js';
 import { runSipp } from '../support/sipp.js';
-import { markup as xml } from '../support/until.js';
+import { until, markup as xml } from '../support/until.js';
 import { startWebhookServer, type WebhookServer } from '../support/webhook-server.js';
 
 let ts: TestServer;
@@ -198,6 +198,34 @@ describe('supervisor stream', () => {
     slow.resume();
     const closed = await slow.whenClosed(20_000);
     expect(closed).toEqual({ code: 1013, reason: expect.stringMatching(/too slow/) });
+  });
+
+  it('drops a client that stops answering the heartbeat ping', async () => {
+    const b = await startTestServer({
+      ns: ts.ns,
+      env: { SIP_ENABLED: 'false', SUPERVISOR_STREAM_HEARTBEAT_MS: '200' },
+    });
+    try {
+      const live = await StreamClient.open({ url: b.url, accountSid: b.admin.sid, auth: b.admin });
+      const dead = await StreamClient.open({ url: b.url, accountSid: b.admin.sid, auth: b.admin });
+      open.push(live, dead);
+      await dead.next((f) => f.type === 'snapshot');
+      expect(b.server.liveStream.subscriberCount).toBe(2);
+      dead.pause(); // reads nothing, so answers no ping
+      const count = await until(
+        () => b.server.liveStream.subscriberCount,
+        (n) => n === 1,
+        5_000,
+      );
+      expect(count).toBe(1);
+      dead.resume();
+      expect((await dead.whenClosed(5_000))?.code).toBe(1006); // terminated, no close handshake
+      // A client that reads answers the pings by itself and stays.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(live.closed).toBeNull();
+    } finally {
+      await b.stop();
+    }
   });
 
   it('applies the Supervisor API role rules to Basic and to single-use tickets', async () => {
