@@ -235,6 +235,12 @@ describe('supervisor stream', () => {
     expect(await refusal(connect(tenant.creds, {}, tenant.sid))).toBe(403);
     expect(await refusal(connect(tenant.creds, { Scope: 'account' }, ts.admin.sid))).toBe(404);
     expect(await refusal(connect(ts.admin, { Scope: 'galaxy' }))).toBe(400);
+    expect(await refusal(connect(ts.admin, {}, '%zz'))).toBe(404);
+    // Other upgrade paths on the HTTP port are not WebSockets.
+    const other = await refusal(
+      StreamClient.open({ url: `${ts.url}/nowhere`, accountSid: ts.admin.sid, auth: ts.admin }),
+    );
+    expect(other).toBe(404);
 
     const issued = await ts.request('POST', `${API}/Accounts/${tenant.sid}/Supervisor.json/tickets`, {
       auth: tenant.creds,

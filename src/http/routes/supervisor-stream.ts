@@ -104,14 +104,27 @@ export class SupervisorStreamServer {
 
   /** Handles the upgrade when it is for the stream (true); leaves it to others otherwise. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      return false;
+    }
     const m = STREAM_PATH.exec(url.pathname);
     if (!m) return false;
     socket.on('error', () => socket.destroy());
-    this.authorize(req, url, decodeURIComponent(m[1] as string)).then(
-      (accounts) => this.wss.handleUpgrade(req, socket, head, (ws) => this.connect(ws, url, accounts)),
-      (err: unknown) => this.refuse(socket, err),
-    );
+    // Everything that may throw (the stores, a bad request) runs inside the promise: an
+    // exception in an 'upgrade' listener would take the process down.
+    Promise.resolve()
+      .then(() => this.authorize(req, url, m[1] as string))
+      .then(
+        (accounts) => this.wss.handleUpgrade(req, socket, head, (ws) => this.connect(ws, url, accounts)),
+        (err: unknown) => this.refuse(socket, err),
+      )
+      .catch((err: unknown) => {
+        this.deps.logger.error({ err }, 'supervisor stream connection failed');
+        socket.destroy();
+      });
     return true;
   }
 
@@ -122,7 +135,13 @@ export class SupervisorStreamServer {
     this.wss.close();
   }
 
-  private async authorize(req: IncomingMessage, url: URL, accountSid: string): Promise<AccountFilter> {
+  private async authorize(req: IncomingMessage, url: URL, rawAccount: string): Promise<AccountFilter> {
+    let accountSid: string;
+    try {
+      accountSid = decodeURIComponent(rawAccount);
+    } catch {
+      throw new AppError('NotFound', 'No such account');
+    }
     const scopeParam = url.searchParams.get('Scope') ?? SupervisorScope.Node;
     const scope = SCOPES.find((s) => s === scopeParam);
     if (!scope || scope === SupervisorScope.Cluster)
