@@ -25,6 +25,13 @@ export interface Config {
     /** Profile documents limit (spec §Limits: 10 MB). */
     readonly profileBodyLimit: number;
   };
+  /** The supervisor stream's limits (docs/supervision.md). */
+  readonly supervisorStream: {
+    /** Bytes a client may leave unsent before it is disconnected (1013). */
+    readonly maxBufferedBytes: number;
+    readonly heartbeatMs: number;
+    readonly metricsIntervalMs: number;
+  };
   readonly database: { readonly url: string };
   readonly redis: { readonly url: string; readonly prefix: string };
   readonly admin: { readonly email: string; readonly password: string | undefined };
@@ -164,6 +171,11 @@ export function loadConfig(env: Env = process.env): Config {
       publicUrlExplicit: optional(env, 'PUBLIC_URL') !== undefined,
       bodyLimit: int(env, 'HTTP_BODY_LIMIT', 64 * 1024, 1024),
       profileBodyLimit: 10 * 1024 * 1024,
+    },
+    supervisorStream: {
+      maxBufferedBytes: int(env, 'SUPERVISOR_STREAM_BUFFER_BYTES', 1024 * 1024, 4096),
+      heartbeatMs: int(env, 'SUPERVISOR_STREAM_HEARTBEAT_MS', 15_000, 100),
+      metricsIntervalMs: int(env, 'SUPERVISOR_STREAM_METRICS_MS', 5_000, 100),
     },
     database: { url: str(env, 'DATABASE_URL', 'postgres://127.0.0.1:5432/switchboard') },
     redis: { url: str(env, 'REDIS_URL', 'redis://127.0.0.1:6379'), prefix: str(env, 'REDIS_PREFIX', 'sb') },

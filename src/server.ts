@@ -9,6 +9,7 @@
 import type { AccountService } from './actors/account/account-service.js';
 import type { SmsService } from './actors/sms/sms-service.js';
 import { ClusterFigures, publishedFigures } from './actors/supervision/cluster-figures.js';
+import { LiveStream } from './actors/supervision/live-stream.js';
 import { SupervisorView } from './actors/supervision/supervisor-view.js';
 import { startAccounts } from './composition/accounts.js';
 import { composeApp, listenHttp } from './composition/http.js';
@@ -36,6 +37,7 @@ import type { GatewayStore } from './store/gateway-store.js';
 import type { NumberStore } from './store/number-store.js';
 import type { Db } from './store/postgres/db.js';
 import type { Redis } from './store/redis/client.js';
+import { RedisStreamRelay } from './store/redis/stream-relay.js';
 import { RedisSupervisorFigures } from './store/redis/supervisor-figures.js';
 import type { SmsStore } from './store/sms-store.js';
 
@@ -73,6 +75,8 @@ export interface RunningServer {
   readonly readiness: Readiness;
   /** What the Supervisor API shows (live calls and figures of this node). */
   readonly supervisor: SupervisorView;
+  /** The supervisor's live stream (what `/Supervisor/stream` clients receive). */
+  readonly liveStream: LiveStream;
   /** Super Admin bootstrap outcome (a generated password is present only on first start without ADMIN_PASSWORD). */
   readonly bootstrap: { adminSid: string; generatedPassword?: string | undefined };
   close(): Promise<void>;
@@ -100,6 +104,21 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     );
     // What supervisors see: fed by every call event of this node.
     const supervisor = new SupervisorView();
+    // The live stream follows the view in the same synchronous pass: its figures match its calls.
+    // Its deltas go to every node sharing the Redis, and theirs come here (cluster-wide stream).
+    const streamRelay = new RedisStreamRelay(
+      connections.redis,
+      connections.sub,
+      connections.keys.supervisorStreamChannel,
+    );
+    const liveStream = new LiveStream({
+      node: config.instanceId,
+      metrics: (accounts) => supervisor.figures(accounts),
+      relay: (message) => {
+        streamRelay.publish(message).catch((err) => logger.debug({ err }, 'stream delta not relayed'));
+      },
+    });
+    await streamRelay.subscribe((message) => liveStream.applyRemote(message));
     const callRuntime = await composeVoice(
       config,
       logger,
@@ -113,7 +132,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         publicUrl,
         metrics,
         readiness,
-        callObservers: [supervisor.observe],
+        callObservers: [supervisor.observe, liveStream.observe],
       },
       lifecycle,
     );
@@ -141,6 +160,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       observability,
       supervisor,
       cluster,
+      liveStream,
     });
     http.serve(app);
     logger.info({ url, publicUrl }, 'switchboard listening');
@@ -171,6 +191,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       metrics,
       readiness,
       supervisor,
+      liveStream,
       bootstrap: { adminSid: boot.admin.sid, generatedPassword: boot.generatedPassword },
       close: () => lifecycle.close(),
     };

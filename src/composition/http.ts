@@ -10,10 +10,12 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { AccountService } from '../actors/account/account-service.js';
 import type { CallRuntime } from '../actors/call/call-runtime.js';
 import type { SmsService } from '../actors/sms/sms-service.js';
 import type { ClusterFigures } from '../actors/supervision/cluster-figures.js';
+import type { LiveStream } from '../actors/supervision/live-stream.js';
 import type { SupervisorView } from '../actors/supervision/supervisor-view.js';
 import type { Config } from '../config.js';
 import type { EmailService } from '../email/email-service.js';
@@ -22,6 +24,7 @@ import type { ObservabilityDeps } from '../http/routes/observability.js';
 import type { Logger } from '../logger.js';
 import { LocalPoolProvider } from '../numbers/provider.js';
 import type { SipService } from '../sip/service.js';
+import { RedisStreamTickets } from '../store/redis/stream-tickets.js';
 import type { SmsStore } from '../store/sms-store.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Connections, Repositories } from './stores.js';
@@ -74,6 +77,12 @@ export async function listenHttp(config: Config, lifecycle: Lifecycle): Promise<
     serve(app) {
       server.off('request', starting);
       server.on('request', app.express);
+      // WebSocket upgrades on this port: the supervisor stream only (SIP over WebSocket has its own).
+      server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+        if (!app.stream?.handleUpgrade(req, socket, head))
+          socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      });
+      lifecycle.onClose(() => app.stream?.close());
     },
   };
 }
@@ -92,6 +101,8 @@ export interface HttpParts {
   readonly observability?: ObservabilityDeps;
   readonly supervisor: SupervisorView;
   readonly cluster: ClusterFigures | null;
+  /** The supervisor's live stream (WebSocket on this port). */
+  readonly liveStream?: LiveStream;
 }
 
 /** The package version (the same file from src/ and from dist/). */
@@ -156,5 +167,17 @@ export function composeApp(config: Config, logger: Logger, publicUrl: string, pa
       smsMetrics: () => sms.metrics(),
       cluster,
     },
+    ...(parts.liveStream
+      ? {
+          supervisorStream: {
+            stream: parts.liveStream,
+            accounts,
+            tickets: new RedisStreamTickets(parts.connections.redis, parts.connections.keys),
+            logger: logger.child({ component: 'supervisor-stream' }),
+            publicUrl,
+            limits: config.supervisorStream,
+          },
+        }
+      : {}),
   });
 }

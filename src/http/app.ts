@@ -46,6 +46,11 @@ import { profileRoutes } from './routes/profiles.js';
 import { recordingRoutes } from './routes/recordings.js';
 import { smsRoutes } from './routes/sms.js';
 import { type SupervisorSources, supervisorRoutes } from './routes/supervisor.js';
+import {
+  type SupervisorStreamDeps,
+  SupervisorStreamServer,
+  supervisorTicketRoutes,
+} from './routes/supervisor-stream.js';
 import { twilioSurface } from './twilio/surface.js';
 import { API_ROOT } from './uris.js';
 
@@ -82,11 +87,15 @@ export interface AppDeps {
   readonly observability?: ObservabilityDeps;
   /** The Supervisor API's figures (routes registered when given). */
   readonly supervisor?: SupervisorSources;
+  /** The supervisor's live stream (WebSocket upgrades) and its tickets. */
+  readonly supervisorStream?: SupervisorStreamDeps;
 }
 
 export interface App {
   readonly express: Express;
   readonly routes: RouteTable;
+  /** Takes the WebSocket upgrades of the HTTP port (the supervisor stream); null without it. */
+  readonly stream: SupervisorStreamServer | null;
 }
 
 export function createApp(deps: AppDeps): App {
@@ -109,6 +118,8 @@ export function createApp(deps: AppDeps): App {
     smsRoutes(routes, { sms: deps.sms, smsStore: deps.smsStore, publicUrl: deps.publicUrl });
   if (deps.email) emailRoutes(routes, { email: deps.email });
   if (deps.supervisor) supervisorRoutes(routes, { supervisor: deps.supervisor, accounts: deps.accounts });
+  if (deps.supervisorStream) supervisorTicketRoutes(routes, deps.supervisorStream);
+  const stream = deps.supervisorStream ? new SupervisorStreamServer(deps.supervisorStream) : null;
 
   // One front middleware: format from the path, then the body (only requests that carry one go
   // through the body reader), then the route table; no match → 404. Few Express layers on purpose:
@@ -165,5 +176,5 @@ export function createApp(deps: AppDeps): App {
     });
   });
   app.use(errorHandler(deps.logger, deps.notifier, deps.publicUrl));
-  return { express: app, routes };
+  return { express: app, routes, stream };
 }

@@ -8,6 +8,7 @@ import type { Request, Response } from 'express';
 import type { AccountService } from '../actors/account/account-service.js';
 import { AppError } from '../errors.js';
 import { type Account, AccountStatus } from '../store/account-store.js';
+import { authenticateBasic, targetAccount } from './auth.js';
 import { state } from './context.js';
 import type { OperationSpec, RouteSpec } from './openapi/spec.js';
 import { refuseNul } from './params.js';
@@ -37,8 +38,6 @@ export interface RouteEntry {
   /** Set by RouteOptions.spec or describe(). */
   spec?: RouteSpec | undefined;
 }
-
-export const REALM = 'Switchboard';
 
 interface CompiledRoute {
   readonly entry: RouteEntry;
@@ -116,13 +115,13 @@ export class RouteTable {
         });
       }
       if (auth && !options.publicWhen?.(req)) {
-        const caller = await this.authenticate(req);
+        const caller = await authenticateBasic(this.accounts, req);
         if (caller.status !== AccountStatus.Active && !options.allowInactive?.(req, res, caller)) {
           throw new AppError('AccountNotActive', `Account ${caller.sid} is ${caller.status}`);
         }
         state(res).caller = caller;
         if (accountScoped)
-          state(res).account = await this.targetAccount(caller, req.params.accountSid as string);
+          state(res).account = await targetAccount(this.accounts, caller, req.params.accountSid as string);
       }
       checkRequired(entry.spec?.[req.method === 'HEAD' ? 'GET' : (req.method as Method)], req, res);
       await handler(req, res);
@@ -169,36 +168,4 @@ export class RouteTable {
     }
     next();
   };
-
-  private async authenticate(req: Request): Promise<Account> {
-    const challenge = { headers: { 'WWW-Authenticate': `Basic realm="${REALM}"` } };
-    const header = req.headers.authorization;
-    const m = header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
-    if (!m) throw new AppError('Unauthenticated', 'HTTP Basic credentials are required', challenge);
-    const decoded = Buffer.from(m[1] as string, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon <= 0) throw new AppError('Unauthenticated', 'Malformed Basic credentials', challenge);
-    let user = decoded.slice(0, colon);
-    try {
-      user = decodeURIComponent(user);
-    } catch {
-      throw new AppError('Unauthenticated', 'Malformed Basic credentials', challenge);
-    }
-    // NUL cannot be part of a sid or an email address, and must not reach the account store.
-    if (user.includes('\u0000'))
-      throw new AppError('Unauthenticated', 'Malformed Basic credentials', challenge);
-    const source = req.socket.remoteAddress ?? 'unknown';
-    const account = await this.accounts.authenticate(user, decoded.slice(colon + 1), source);
-    if (!account) throw new AppError('Unauthenticated', 'Invalid credentials', challenge);
-    return account;
-  }
-
-  /** The account named in the path if the caller may act on it; 404 otherwise (never reveals others). */
-  private async targetAccount(caller: Account, sidOrEmail: string): Promise<Account> {
-    const target = await this.accounts.resolve(sidOrEmail);
-    if (!target || !(await this.accounts.inScope(caller, target))) {
-      throw new AppError('NotFound', `Account ${sidOrEmail} not found`);
-    }
-    return target;
-  }
 }

@@ -46,7 +46,7 @@ export interface SupervisorRouteDeps {
 
 export const SupervisorScope = { Node: 'node', Account: 'account', Cluster: 'cluster' } as const;
 export type SupervisorScope = (typeof SupervisorScope)[keyof typeof SupervisorScope];
-const SCOPES = Object.values(SupervisorScope);
+export const SCOPES = Object.values(SupervisorScope);
 
 const SMS_ZERO: SmsMetrics = {
   TextMessageInboundToApp: 0,
@@ -88,16 +88,10 @@ export function supervisorRoutes(routes: RouteTable, deps: SupervisorRouteDeps):
     // JSON only (spec §Supervisor): errors too, whatever the suffix.
     state(res).format = 'json';
     const scope = Params.query(req).oneOf('Scope', SCOPES) ?? SupervisorScope.Node;
-    const caller = callerOf(res);
-    if (scope !== SupervisorScope.Account) {
-      if (!caller.isSuperAdmin)
-        throw new AppError('Forbidden', `Only the Super Admin supervises the ${scope}`);
-      return { scope };
-    }
-    if (!caller.isSuperAdmin && caller.role !== Role.Administrator)
-      throw new AppError('Forbidden', 'Only an Administrator supervises its accounts');
-    // The router already limited the path's account to the caller's own tree.
-    return { scope, accounts: await treeOf(deps.accounts, accountOf(res)) };
+    return {
+      scope,
+      accounts: await authorizeSupervision(deps.accounts, callerOf(res), accountOf(res), scope),
+    };
   };
 
   const envelope = () => ({
@@ -223,6 +217,25 @@ function nullSms(): Record<keyof SmsMetrics, null> {
     TextMessageNotFound: null,
     TextMessageOutbound: null,
   };
+}
+
+/**
+ * The accounts whose calls the caller may supervise in `scope` (undefined: the whole node or
+ * cluster), or 403. `account` is the path's account, already limited to the caller's tree.
+ */
+export async function authorizeSupervision(
+  accounts: AccountService,
+  caller: Account,
+  account: Account,
+  scope: SupervisorScope,
+): Promise<ReadonlySet<string> | undefined> {
+  if (scope !== SupervisorScope.Account) {
+    if (!caller.isSuperAdmin) throw new AppError('Forbidden', `Only the Super Admin supervises the ${scope}`);
+    return undefined;
+  }
+  if (!caller.isSuperAdmin && caller.role !== Role.Administrator)
+    throw new AppError('Forbidden', 'Only an Administrator supervises its accounts');
+  return treeOf(accounts, account);
 }
 
 async function treeOf(accounts: AccountService, account: Account): Promise<ReadonlySet<string>> {

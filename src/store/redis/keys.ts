@@ -31,6 +31,10 @@ export function redisKeys(prefix: string) {
     // supervision
     /** Hash of every node's supervisor figures (field = instance id). */
     supervisorNodes: `${p}supervisor:nodes`,
+    /** A single-use supervisor stream ticket (value: the caller's sid). */
+    supervisorTicket: (ticket: string) => `${p}supervisor:ticket:${ticket}`,
+    /** Pub/sub channel of the supervisor stream's deltas, every node's. */
+    supervisorStreamChannel: `${p}chan:supervisor-stream`,
     // sms
     smsSnapshot: (sid: string) => `${p}sms:${sid}:snap`,
   } as const;
