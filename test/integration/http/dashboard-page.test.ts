@@ -63,6 +63,13 @@ afterAll(async () => {
   if (profileDir) await rm(profileDir, { recursive: true, force: true });
 });
 
+async function logIn(page: Page, user = ADMIN_EMAIL, secret = ADMIN_PASSWORD): Promise<void> {
+  await page.getByLabel('Email or AccountSid').fill(user);
+  await page.getByLabel('Password or AuthToken').fill(secret);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.locator('#board').waitFor({ state: 'visible' });
+}
+
 async function openDashboard(): Promise<{ page: Page; refused: string[]; errors: string[] }> {
   const ctx = context as BrowserContext;
   const refused: string[] = [];
@@ -102,14 +109,11 @@ describe('/dashboard in headless Chromium', () => {
     expect(created.status).toBe(201);
 
     const { page, refused, errors } = await openDashboard();
-    await page.getByLabel('Email or AccountSid').fill(ADMIN_EMAIL);
-    await page.getByLabel('Password or AuthToken').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.locator('#board').waitFor({ state: 'visible' });
+    await logIn(page);
     expect(await page.locator('#who').textContent()).toContain(ADMIN_EMAIL);
     expect(await page.locator('[data-metric="LiveCalls"]').textContent()).toBe('0');
     // The credential is kept in memory only.
-    expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
+    expect(await page.evaluate('localStorage.length + sessionStorage.length')).toBe(0);
 
     const target = `127.0.0.1:${ts.server.sip!.stack.port}`;
     const call = runSipp({ scenario: 'uac-call-expect-bye.xml', remote: target, service: number });
@@ -126,7 +130,9 @@ describe('/dashboard in headless Chromium', () => {
     // The duration ticks in place: m:ss, strictly later a moment after.
     const duration = row.first().locator('td.duration');
     const seconds = async () => {
-      const [m, s] = String(await duration.textContent()).split(':').map(Number);
+      const [m, s] = String(await duration.textContent())
+        .split(':')
+        .map(Number);
       return (m ?? 0) * 60 + (s ?? 0);
     };
     expect(await duration.textContent()).toMatch(/^\d+:\d{2}$/);
@@ -144,8 +150,7 @@ describe('/dashboard in headless Chromium', () => {
     // sipp got its BYE: the hang-up was real, not only on screen.
     expect((await call).errors).toBe('');
     const live = await until(
-      async () =>
-        (await ts.request('GET', `${API}/Accounts/${ts.admin.sid}/Supervisor.json/livecalls`)).json,
+      async () => (await ts.request('GET', `${API}/Accounts/${ts.admin.sid}/Supervisor.json/livecalls`)).json,
       (l: unknown[]) => l.length === 0,
     );
     expect(live).toEqual([]);
@@ -155,4 +160,118 @@ describe('/dashboard in headless Chromium', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 120_000);
+
+  it("acts on a sub-account's call under its own account: mute, unmute, hang up", async () => {
+    const tenant = await ts.request('POST', `${API}/Accounts.json`, {
+      form: { EmailAddress: 'dashboard-tenant@example.test', Password: 'password-123' },
+    });
+    expect(tenant.status).toBe(201);
+    hooks.script('/tenant-hold', xml('<Pause length="60"/>'));
+    const number = '+15550601002';
+    const created = await ts.request('POST', `${API}/Accounts/${tenant.json.sid}/IncomingPhoneNumbers.json`, {
+      auth: { user: tenant.json.sid, secret: tenant.json.auth_token },
+      form: { PhoneNumber: number, VoiceUrl: `${hooks.origin}/tenant-hold` },
+    });
+    expect(created.status).toBe(201);
+
+    const { page, errors } = await openDashboard();
+    // By AccountSid and AuthToken this time.
+    await logIn(page, ts.admin.sid, ts.admin.secret);
+    const target = `127.0.0.1:${ts.server.sip!.stack.port}`;
+    const call = runSipp({ scenario: 'uac-call-expect-bye.xml', remote: target, service: number });
+    const row = page.locator('#calls tbody tr');
+    await expect.poll(() => row.locator('td').nth(3).textContent(), { timeout: 15_000 }).toBe('IN_PROGRESS');
+    const sid = String(await row.getAttribute('data-sid'));
+
+    // Each press is a POST to the call under the account that owns it; its answer says muted or not.
+    const modified = () =>
+      page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes(`/Calls/${sid}.json`));
+    let answer = modified();
+    await row.getByRole('button', { name: 'Mute' }).click();
+    let res = await answer;
+    expect(new URL(res.url()).pathname).toBe(`${API}/Accounts/${tenant.json.sid}/Calls/${sid}.json`);
+    expect(res.request().postData()).toBe('Mute=true');
+    expect(res.status()).toBe(200);
+    expect((await res.json()).muted).toBe(true);
+    await row.getByRole('button', { name: 'Unmute' }).waitFor();
+    answer = modified();
+    await row.getByRole('button', { name: 'Unmute' }).click();
+    res = await answer;
+    expect(res.request().postData()).toBe('Mute=false');
+    expect((await res.json()).muted).toBe(false);
+    await row.getByRole('button', { name: 'Mute' }).waitFor();
+
+    await row.getByRole('button', { name: 'Hang up' }).click();
+    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(0);
+    expect((await call).errors).toBe('');
+    const ended = await ts.request('GET', `${API}/Accounts/${tenant.json.sid}/Calls/${sid}.json`);
+    expect(ended.json.status).toBe('completed');
+    expect(await page.locator('#status').textContent()).toBe('');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('uses the Supervisor stream when the tickets endpoint answers, following snapshot and deltas', async () => {
+    const { page, errors } = await openDashboard();
+    const tickets: string[] = [];
+    // The stream is another part of the server; here its protocol is played by the test.
+    await page.route('**/Supervisor.json/tickets', (route) => {
+      tickets.push(route.request().method());
+      return route.fulfill({ status: 200, contentType: 'application/json', body: '{"ticket":"tk-1"}' });
+    });
+    const opened: string[] = [];
+    let send: (frame: object) => void = () => {};
+    await page.routeWebSocket(/\/Supervisor\/stream/, (ws) => {
+      opened.push(ws.url());
+      send = (frame) => ws.send(JSON.stringify(frame));
+      const now = Date.now();
+      send({
+        type: 'snapshot',
+        seq: 7,
+        calls: [
+          {
+            sid: 'CA00000000000000000000000000000001',
+            from: '+15550000001',
+            to: '+15550000002',
+            direction: 'inbound',
+            state: 'IN_PROGRESS',
+            dateCreated: now - 65_000,
+            answeredAt: now - 61_000,
+            verb: 'Dial',
+          },
+        ],
+        metrics: { LiveCalls: 1, LiveIncomingCalls: 1, LiveOutgoingCalls: 0, RegisteredUsers: 2 },
+      });
+    });
+    await logIn(page);
+    await expect.poll(() => page.locator('#feed').textContent()).toBe('live stream');
+    expect(tickets).toEqual(['POST']);
+    expect(new URL(opened[0]!).searchParams.get('ticket')).toBe('tk-1');
+    expect(new URL(opened[0]!).pathname).toBe(`${API}/Accounts/${ts.admin.sid}/Supervisor/stream`);
+
+    const row = page.locator('#calls tbody tr');
+    await expect.poll(() => row.locator('td').nth(4).textContent()).toMatch(/^1:0\d$/);
+    expect(await row.locator('td').nth(5).textContent()).toBe('Dial');
+    expect(await page.locator('[data-metric="RegisteredUsers"]').textContent()).toBe('2');
+
+    const at = Date.now();
+    send({
+      type: 'call.updated',
+      seq: 8,
+      at,
+      call: { sid: 'CA00000000000000000000000000000001', bridgedWith: 'CA00000000000000000000000000000002' },
+    });
+    await expect
+      .poll(() => row.locator('td').nth(6).textContent())
+      .toBe('CA00000000000000000000000000000002');
+    // A replayed (already seen) event changes nothing.
+    send({ type: 'call.ended', seq: 8, at, call: { sid: 'CA00000000000000000000000000000001' } });
+    send({ type: 'metrics', seq: 9, at, metrics: { LiveCalls: 1, RegisteredUsers: 3 } });
+    await expect.poll(() => page.locator('[data-metric="RegisteredUsers"]').textContent()).toBe('3');
+    expect(await row.count()).toBe(1);
+    send({ type: 'call.ended', seq: 10, at, call: { sid: 'CA00000000000000000000000000000001' } });
+    await expect.poll(() => row.count()).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
 });

@@ -223,7 +223,7 @@ function newRow(call) {
     button('Hang up', 'danger', () => act(row, { Status: 'completed' }, 'hang up')),
     button('Mute', 'mute', () => {
       const muted = session.calls.get(row.dataset.sid)?.muted === true;
-      return act(row, { Mute: String(!muted) }, muted ? 'unmute' : 'mute', { muted: !muted });
+      return act(row, { Mute: String(!muted) }, muted ? 'unmute' : 'mute');
     }),
     button('Redirect', 'redirect', () => askRedirect(row)),
   );
@@ -283,15 +283,16 @@ function duration(call) {
 // ---------------------------------------------------------------------------------------------
 // Actions
 
-async function act(row, form, what, optimistic) {
+async function act(row, form, what) {
   const sid = row.dataset.sid;
   const call = session.calls.get(sid);
   try {
-    await session.api.modifyCall(session.account.sid, sid, form, call?.accountSid);
+    const answer = await session.api.modifyCall(session.account.sid, sid, form, call?.accountSid);
     $('status').textContent = '';
     if (form.Status === 'completed') row.classList.add('leaving');
-    if (optimistic && session.calls.has(sid)) {
-      session.calls.set(sid, { ...session.calls.get(sid), ...optimistic });
+    // The REST answer to a Mute carries the call's muted state; the summary views do not.
+    if (typeof answer?.muted === 'boolean' && session.calls.has(sid)) {
+      session.calls.set(sid, { ...session.calls.get(sid), muted: answer.muted });
       render();
     }
   } catch (e) {

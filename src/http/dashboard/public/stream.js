@@ -33,12 +33,13 @@ export async function connectStream({ api, accountSid, scope, onSnapshot, onEven
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
     const url = `${proto}//${location.host}${API_ROOT}/Accounts/${encodeURIComponent(accountSid)}/Supervisor/stream?${query}`;
     const ws = new WebSocket(url);
+    // Listening from the start: the snapshot may be delivered in the same turn as the open event.
+    ws.addEventListener('message', (m) => receive(ws, m.data));
     await new Promise((resolve, reject) => {
       ws.addEventListener('open', resolve, { once: true });
       ws.addEventListener('error', () => reject(new Error('stream connection failed')), { once: true });
     });
     socket = ws;
-    ws.addEventListener('message', (m) => receive(ws, m.data));
     ws.addEventListener('close', () => {
       if (closed || socket !== ws) return;
       reconnect();
