@@ -274,4 +274,59 @@ describe('/dashboard in headless Chromium', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it('redirects a call to new markup from the dialog', async () => {
+    hooks.script('/redirect-hold', xml('<Pause length="60"/>'));
+    hooks.script('/goodbye', xml('<Hangup/>'));
+    const number = '+15550601003';
+    const created = await ts.request('POST', `${API}/Accounts/${ts.admin.sid}/IncomingPhoneNumbers.json`, {
+      form: { PhoneNumber: number, VoiceUrl: `${hooks.origin}/redirect-hold` },
+    });
+    expect(created.status).toBe(201);
+    const { page, errors } = await openDashboard();
+    await logIn(page);
+    const target = `127.0.0.1:${ts.server.sip!.stack.port}`;
+    const call = runSipp({ scenario: 'uac-call-expect-bye.xml', remote: target, service: number });
+    const row = page.locator('#calls tbody tr');
+    await expect
+      .poll(
+        () =>
+          row
+            .locator('td')
+            .nth(3)
+            .textContent({ timeout: 1000 })
+            .catch(() => null),
+        {
+          timeout: 15_000,
+        },
+      )
+      .toBe('IN_PROGRESS');
+    await row.getByRole('button', { name: 'Redirect' }).click();
+    await page.getByLabel(/to markup URL/).fill(`${hooks.origin}/goodbye`);
+    await page.locator('#redirect-dialog').getByRole('button', { name: 'Redirect' }).click();
+    // The new document hangs up: the call leaves the board and sipp gets its BYE.
+    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(0);
+    expect((await call).errors).toBe('');
+    expect(hooks.requestsTo('/goodbye').length).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('serves only its own files, with its security headers', async () => {
+    for (const path of ['/dashboard', '/dashboard/', '/dashboard/dashboard.js', '/dashboard/stream.js']) {
+      const r = await ts.request('GET', path, { auth: null });
+      expect(r.status, path).toBe(200);
+      expect(r.headers.get('content-security-policy'), path).toContain("script-src 'self'");
+      expect(r.headers.get('x-content-type-options'), path).toBe('nosniff');
+    }
+    expect(
+      (await ts.request('GET', '/dashboard/api.js', { auth: null })).headers.get('content-type'),
+    ).toMatch(/^text\/javascript/);
+    for (const path of ['/dashboard/routes.ts', '/dashboard/..%2Froutes.ts', '/dashboard/nope.js']) {
+      expect((await ts.request('GET', path, { auth: null })).status, path).toBe(404);
+    }
+    const head = await ts.request('HEAD', '/dashboard', { auth: null });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+  });
 });
