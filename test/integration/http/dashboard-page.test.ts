@@ -211,6 +211,52 @@ describe('/dashboard in headless Chromium', () => {
     await page.close();
   }, 120_000);
 
+  it("shows an account Administrator its own tree's calls (Scope=account) and lets it hang one up", async () => {
+    const email = 'dashboard-admin@example.test';
+    const tenant = await ts.request('POST', `${API}/Accounts.json`, {
+      form: { EmailAddress: email, Password: 'password-456', Role: 'Administrator' },
+    });
+    expect(tenant.status).toBe(201);
+    hooks.script('/admin-hold', xml('<Pause length="60"/>'));
+    const number = '+15550601004';
+    const created = await ts.request('POST', `${API}/Accounts/${tenant.json.sid}/IncomingPhoneNumbers.json`, {
+      auth: { user: tenant.json.sid, secret: tenant.json.auth_token },
+      form: { PhoneNumber: number, VoiceUrl: `${hooks.origin}/admin-hold` },
+    });
+    expect(created.status).toBe(201);
+
+    const { page, errors } = await openDashboard();
+    const scoped = page.waitForResponse((r) => r.url().includes('Scope=account') && r.status() === 200);
+    await logIn(page, email, 'password-456');
+    await scoped;
+    expect(await page.locator('#who').textContent()).toBe(`${email} (account tree)`);
+    // Registrations are counted per node, not per account: unknown here.
+    expect(await page.locator('[data-metric="RegisteredUsers"]').textContent()).toBe('–');
+    const target = `127.0.0.1:${ts.server.sip!.stack.port}`;
+    const call = runSipp({ scenario: 'uac-call-expect-bye.xml', remote: target, service: number });
+    const row = page.locator('#calls tbody tr');
+    await expect
+      .poll(
+        () =>
+          row
+            .locator('td')
+            .nth(3)
+            .textContent({ timeout: 1000 })
+            .catch(() => null),
+        {
+          timeout: 15_000,
+        },
+      )
+      .toBe('IN_PROGRESS');
+    expect(await row.locator('td').nth(1).textContent()).toBe(number);
+    await row.getByRole('button', { name: 'Hang up' }).click();
+    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(0);
+    expect((await call).errors).toBe('');
+    expect(await page.locator('#status').textContent()).toBe('');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 120_000);
+
   it('uses the Supervisor stream when the tickets endpoint answers, following snapshot and deltas', async () => {
     const { page, errors } = await openDashboard();
     const tickets: string[] = [];
