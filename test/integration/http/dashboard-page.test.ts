@@ -321,6 +321,46 @@ describe('/dashboard in headless Chromium', () => {
     await page.close();
   }, 60_000);
 
+  it('resumes a dropped stream with since=<last seq>, and polls once reconnecting keeps failing', async () => {
+    const { page, errors } = await openDashboard();
+    let tickets = 0;
+    await page.route('**/Supervisor.json/tickets', (route) => {
+      tickets += 1;
+      return route.fulfill({
+        status: 201,
+        contentType: 'application/json',
+        body: `{"ticket":"tk-${tickets}"}`,
+      });
+    });
+    // The first connection works and then drops; every later one is refused.
+    const urls: string[] = [];
+    await page.routeWebSocket(/\/Supervisor\/stream/, (ws) => {
+      urls.push(ws.url());
+      if (urls.length > 1) {
+        ws.close({ code: 1011, reason: 'down' });
+        return;
+      }
+      ws.send(JSON.stringify({ type: 'snapshot', seq: 41, calls: [], metrics: { LiveCalls: 0 } }));
+      setTimeout(() => ws.close({ code: 1011, reason: 'restarting' }), 200);
+    });
+    await logIn(page);
+    await expect.poll(() => page.locator('#feed').textContent()).toBe('live stream');
+    await expect
+      .poll(() => page.locator('#feed').textContent(), { timeout: 15_000 })
+      .toBe('polling every 2 s');
+    // Three reconnections, each with a fresh ticket and the last event seen.
+    expect(urls.length).toBe(4);
+    expect(tickets).toBe(4);
+    expect(new URL(urls[0]!).searchParams.has('since')).toBe(false);
+    urls.slice(1).forEach((url, i) => {
+      expect(new URL(url).searchParams.get('since')).toBe('41');
+      expect(new URL(url).searchParams.get('ticket')).toBe(`tk-${i + 2}`);
+    });
+    expect(await page.locator('[data-metric="LiveCalls"]').textContent()).toBe('0');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('redirects a call to new markup from the dialog', async () => {
     hooks.script('/redirect-hold', xml('<Pause length="60"/>'));
     hooks.script('/goodbye', xml('<Hangup/>'));

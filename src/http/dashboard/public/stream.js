@@ -37,7 +37,10 @@ export async function connectStream({ api, accountSid, scope, onSnapshot, onEven
     ws.addEventListener('message', (m) => receive(ws, m.data));
     await new Promise((resolve, reject) => {
       ws.addEventListener('open', resolve, { once: true });
-      ws.addEventListener('error', () => reject(new Error('stream connection failed')), { once: true });
+      const fail = () => reject(new Error('stream connection failed'));
+      // A refused connection may report only a close, with no error event before it.
+      ws.addEventListener('error', fail, { once: true });
+      ws.addEventListener('close', fail, { once: true });
     });
     socket = ws;
     ws.addEventListener('close', () => {
