@@ -1,99 +1,47 @@
 /**
  * The supervisor dashboard used the way a person uses it, in Debian's headless chromium driven by
- * playwright-core: open /dashboard, log in with the Super Admin's email and password, see a sipp
- * call (held by `<Pause>`) appear with its duration ticking, press "Hang up", see the row go and
- * sipp receive the BYE. Every request stays on loopback. The screenshot of the live call is kept at
- * test-artifacts/dashboard.png (git-ignored).
+ * playwright-core: open /dashboard, log in, see a sipp call (held by `<Pause>`) appear with its
+ * duration ticking, press "Hang up", see the row go and sipp receive the BYE; mute, unmute and
+ * redirect the same way; a sub-account's call is acted on under its own account. Every request
+ * stays on loopback. The screenshot of the live call is kept at test-artifacts/dashboard.png
+ * (git-ignored). The stream side of the page: dashboard-stream.test.ts.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { missingToolMessage } from '../../../ops/lib/tools.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, API, startTestServer, type TestServer } from '../../support/server.js';
+import { type Chromium, launchChromium, loopbackOnly } from '../../support/browser.js';
+import { cellText, fillLogin, logIn, openDashboard as open } from '../../support/dashboard.js';
+import { ADMIN_EMAIL, API, startTestServer, type TestServer } from '../../support/server.js';
 import { runSipp } from '../../support/sipp.js';
 import { until, markup as xml } from '../../support/until.js';
 import { startWebhookServer, type WebhookServer } from '../../support/webhook-server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const ARTIFACTS = resolve(import.meta.dirname, '../../../test-artifacts');
 
 let ts: TestServer;
 let hooks: WebhookServer;
-let profileDir: string;
-let context: BrowserContext | undefined;
+let browser: Chromium | undefined;
+let refused: string[] = [];
 
 beforeAll(async () => {
   ts = await startTestServer({ label: 'dashboard' });
   hooks = await startWebhookServer();
-  profileDir = await mkdtemp(join(tmpdir(), 'sb-chromium-'));
-  try {
-    context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      timeout: 60_000,
-      viewport: { width: 1366, height: 768 },
-    });
-  } catch (e) {
-    throw new Error(
-      existsSync(CHROMIUM)
-        ? `chromium did not start: ${(e as Error).message}`
-        : missingToolMessage('chromium'),
-    );
-  }
+  browser = await launchChromium({ viewport: { width: 1366, height: 768 } });
+  refused = await loopbackOnly(browser.context);
 }, 90_000);
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await hooks?.close();
   await ts?.dispose();
-  if (profileDir) await rm(profileDir, { recursive: true, force: true });
 });
 
-async function logIn(page: Page, user = ADMIN_EMAIL, secret = ADMIN_PASSWORD): Promise<void> {
-  await page.getByLabel('Email or AccountSid').fill(user);
-  await page.getByLabel('Password or AuthToken').fill(secret);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.locator('#board').waitFor({ state: 'visible' });
-}
-
-async function openDashboard(): Promise<{ page: Page; refused: string[]; errors: string[] }> {
-  const ctx = context as BrowserContext;
-  const refused: string[] = [];
-  await ctx.route('**/*', (route) => {
-    const url = route.request().url();
-    if (new URL(url).hostname === '127.0.0.1') return route.continue();
-    refused.push(url);
-    return route.abort();
-  });
-  const page = await ctx.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  const response = await page.goto(`${ts.url}/dashboard`, { waitUntil: 'load' });
-  expect(response?.status()).toBe(200);
-  expect(response?.headers()['content-security-policy']).toContain("default-src 'self'");
-  return { page, refused, errors };
-}
+const openDashboard = () => open((browser as Chromium).context, ts.url);
 
 describe('/dashboard in headless Chromium', () => {
   it('refuses wrong credentials and keeps the board hidden', async () => {
     const { page, errors } = await openDashboard();
-    await page.getByLabel('Email or AccountSid').fill(ADMIN_EMAIL);
-    await page.getByLabel('Password or AuthToken').fill('not-the-password');
-    await page.getByRole('button', { name: 'Log in' }).click();
+    await fillLogin(page, ADMIN_EMAIL, 'not-the-password');
     await expect.poll(() => page.locator('#login-error').textContent()).toBe('Wrong credentials');
     expect(await page.locator('#board').isVisible()).toBe(false);
     expect(errors).toEqual([]);
@@ -108,7 +56,7 @@ describe('/dashboard in headless Chromium', () => {
     });
     expect(created.status).toBe(201);
 
-    const { page, refused, errors } = await openDashboard();
+    const { page, errors } = await openDashboard();
     await logIn(page);
     expect(await page.locator('#who').textContent()).toContain(ADMIN_EMAIL);
     expect(await page.locator('[data-metric="LiveCalls"]').textContent()).toBe('0');
@@ -121,7 +69,7 @@ describe('/dashboard in headless Chromium', () => {
     await row.first().waitFor({ state: 'visible', timeout: 15_000 });
     await expect.poll(() => row.count()).toBe(1);
     const cells = row.first().locator('td');
-    await expect.poll(() => cells.nth(3).textContent(), { timeout: 10_000 }).toBe('IN_PROGRESS');
+    await expect.poll(() => cellText(page, 3), { timeout: 10_000 }).toBe('IN_PROGRESS');
     expect(await cells.nth(1).textContent()).toBe(number);
     expect(await cells.nth(2).textContent()).toBe('inbound');
     expect(await row.first().getAttribute('data-sid')).toMatch(/^CA/);
@@ -180,7 +128,7 @@ describe('/dashboard in headless Chromium', () => {
     const target = `127.0.0.1:${ts.server.sip!.stack.port}`;
     const call = runSipp({ scenario: 'uac-call-expect-bye.xml', remote: target, service: number });
     const row = page.locator('#calls tbody tr');
-    await expect.poll(() => row.locator('td').nth(3).textContent(), { timeout: 15_000 }).toBe('IN_PROGRESS');
+    await expect.poll(() => cellText(page, 3), { timeout: 15_000 }).toBe('IN_PROGRESS');
     const sid = String(await row.getAttribute('data-sid'));
 
     // Each press is a POST to the call under the account that owns it; its answer says muted or not.
@@ -235,19 +183,7 @@ describe('/dashboard in headless Chromium', () => {
     const target = `127.0.0.1:${ts.server.sip!.stack.port}`;
     const call = runSipp({ scenario: 'uac-call-expect-bye.xml', remote: target, service: number });
     const row = page.locator('#calls tbody tr');
-    await expect
-      .poll(
-        () =>
-          row
-            .locator('td')
-            .nth(3)
-            .textContent({ timeout: 1000 })
-            .catch(() => null),
-        {
-          timeout: 15_000,
-        },
-      )
-      .toBe('IN_PROGRESS');
+    await expect.poll(() => cellText(page, 3), { timeout: 15_000 }).toBe('IN_PROGRESS');
     expect(await row.locator('td').nth(1).textContent()).toBe(number);
     await row.getByRole('button', { name: 'Hang up' }).click();
     await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(0);
@@ -256,110 +192,6 @@ describe('/dashboard in headless Chromium', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 120_000);
-
-  it('uses the Supervisor stream when the tickets endpoint answers, following snapshot and deltas', async () => {
-    const { page, errors } = await openDashboard();
-    const tickets: string[] = [];
-    // The stream is another part of the server; here its protocol is played by the test.
-    await page.route('**/Supervisor.json/tickets', (route) => {
-      tickets.push(route.request().method());
-      return route.fulfill({ status: 200, contentType: 'application/json', body: '{"ticket":"tk-1"}' });
-    });
-    const opened: string[] = [];
-    let send: (frame: object) => void = () => {};
-    await page.routeWebSocket(/\/Supervisor\/stream/, (ws) => {
-      opened.push(ws.url());
-      send = (frame) => ws.send(JSON.stringify(frame));
-      const now = Date.now();
-      send({
-        type: 'snapshot',
-        seq: 7,
-        calls: [
-          {
-            sid: 'CA00000000000000000000000000000001',
-            from: '+15550000001',
-            to: '+15550000002',
-            direction: 'inbound',
-            state: 'IN_PROGRESS',
-            dateCreated: now - 65_000,
-            answeredAt: now - 61_000,
-            verb: 'Dial',
-          },
-        ],
-        metrics: { LiveCalls: 1, LiveIncomingCalls: 1, LiveOutgoingCalls: 0, RegisteredUsers: 2 },
-      });
-    });
-    await logIn(page);
-    await expect.poll(() => page.locator('#feed').textContent()).toBe('live stream');
-    expect(tickets).toEqual(['POST']);
-    expect(new URL(opened[0]!).searchParams.get('ticket')).toBe('tk-1');
-    expect(new URL(opened[0]!).pathname).toBe(`${API}/Accounts/${ts.admin.sid}/Supervisor/stream`);
-
-    const row = page.locator('#calls tbody tr');
-    await expect.poll(() => row.locator('td').nth(4).textContent()).toMatch(/^1:0\d$/);
-    expect(await row.locator('td').nth(5).textContent()).toBe('Dial');
-    expect(await page.locator('[data-metric="RegisteredUsers"]').textContent()).toBe('2');
-
-    const at = Date.now();
-    send({
-      type: 'call.updated',
-      seq: 8,
-      at,
-      call: { sid: 'CA00000000000000000000000000000001', bridgedWith: 'CA00000000000000000000000000000002' },
-    });
-    await expect
-      .poll(() => row.locator('td').nth(6).textContent())
-      .toBe('CA00000000000000000000000000000002');
-    // A replayed (already seen) event changes nothing.
-    send({ type: 'call.ended', seq: 8, at, call: { sid: 'CA00000000000000000000000000000001' } });
-    send({ type: 'metrics', seq: 9, at, metrics: { LiveCalls: 1, RegisteredUsers: 3 } });
-    await expect.poll(() => page.locator('[data-metric="RegisteredUsers"]').textContent()).toBe('3');
-    expect(await row.count()).toBe(1);
-    send({ type: 'call.ended', seq: 10, at, call: { sid: 'CA00000000000000000000000000000001' } });
-    await expect.poll(() => row.count()).toBe(0);
-    expect(errors).toEqual([]);
-    await page.close();
-  }, 60_000);
-
-  it('resumes a dropped stream with since=<last seq>, and polls once reconnecting keeps failing', async () => {
-    const { page, errors } = await openDashboard();
-    let tickets = 0;
-    await page.route('**/Supervisor.json/tickets', (route) => {
-      tickets += 1;
-      return route.fulfill({
-        status: 201,
-        contentType: 'application/json',
-        body: `{"ticket":"tk-${tickets}"}`,
-      });
-    });
-    // The first connection works and then drops; every later one is refused.
-    const urls: string[] = [];
-    await page.routeWebSocket(/\/Supervisor\/stream/, (ws) => {
-      urls.push(ws.url());
-      if (urls.length > 1) {
-        ws.close({ code: 1011, reason: 'down' });
-        return;
-      }
-      ws.send(JSON.stringify({ type: 'snapshot', seq: 41, calls: [], metrics: { LiveCalls: 0 } }));
-      setTimeout(() => ws.close({ code: 1011, reason: 'restarting' }), 200);
-    });
-    await logIn(page);
-    await expect.poll(() => page.locator('#feed').textContent()).toBe('live stream');
-    await expect
-      .poll(() => page.locator('#feed').textContent(), { timeout: 15_000 })
-      .toBe('polling every 2 s');
-    // Three reconnections, each with a fresh ticket and the last event seen.
-    expect(urls.length).toBe(4);
-    expect(tickets).toBe(4);
-    expect(new URL(urls[0]!).searchParams.has('since')).toBe(false);
-    urls.slice(1).forEach((url, i) => {
-      expect(new URL(url).searchParams.get('since')).toBe('41');
-      expect(new URL(url).searchParams.get('ticket')).toBe(`tk-${i + 2}`);
-    });
-    expect(await page.locator('[data-metric="LiveCalls"]').textContent()).toBe('0');
-    expect(errors).toEqual([]);
-    await page.close();
-  }, 60_000);
 
   it('redirects a call to new markup from the dialog', async () => {
     hooks.script('/redirect-hold', xml('<Pause length="60"/>'));
@@ -374,19 +206,7 @@ describe('/dashboard in headless Chromium', () => {
     const target = `127.0.0.1:${ts.server.sip!.stack.port}`;
     const call = runSipp({ scenario: 'uac-call-expect-bye.xml', remote: target, service: number });
     const row = page.locator('#calls tbody tr');
-    await expect
-      .poll(
-        () =>
-          row
-            .locator('td')
-            .nth(3)
-            .textContent({ timeout: 1000 })
-            .catch(() => null),
-        {
-          timeout: 15_000,
-        },
-      )
-      .toBe('IN_PROGRESS');
+    await expect.poll(() => cellText(page, 3), { timeout: 15_000 }).toBe('IN_PROGRESS');
     await row.getByRole('button', { name: 'Redirect' }).click();
     await page.getByLabel(/to markup URL/).fill(`${hooks.origin}/goodbye`);
     await page.locator('#redirect-dialog').getByRole('button', { name: 'Redirect' }).click();

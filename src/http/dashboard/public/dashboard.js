@@ -83,7 +83,7 @@ function logout() {
 async function useStreamOrPoll() {
   const s = session;
   try {
-    s.stream = await connectStream({
+    const stream = await connectStream({
       api: s.api,
       accountSid: s.account.sid,
       scope: s.scope,
@@ -91,9 +91,15 @@ async function useStreamOrPoll() {
       onEvent: (ev) => s === session && applyEvent(ev),
       onDown: () => s === session && startPolling(),
     });
+    // Logged out while connecting: this stream belongs to nobody.
+    if (s !== session) {
+      stream.close();
+      return;
+    }
+    s.stream = stream;
     showFeed('live stream');
   } catch {
-    startPolling();
+    if (s === session) startPolling();
   }
 }
 
