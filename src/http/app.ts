@@ -20,6 +20,7 @@ import type { NumberStore } from '../store/number-store.js';
 import type { RecordingStore } from '../store/recording-store.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import { state } from './context.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 import { errorHandler, notFound } from './errors.js';
 import { negotiateFormat } from './format.js';
 import { parseJsonSafely } from './json-body.js';
@@ -146,6 +147,7 @@ export function createApp(deps: AppDeps): App {
     });
   if (deps.observability) app.use(observabilityRoutes(deps.observability));
   app.use(referenceRoutes(routes.entries, deps.publicUrl));
+  app.use(dashboardRoutes());
   app.use(twilioSurface({ bodyLimit: deps.bodyLimit }));
   app.use((req, res, next) => {
     if (

@@ -1,6 +1,7 @@
 /**
  * The production build (`npm run build`, what `npm start` runs): the compiled server starts with SIP
- * and its media engine (the compiled entry, no tsx), answers the API, and stops cleanly on SIGTERM.
+ * and its media engine (the compiled entry, no tsx), answers the API, serves the dashboard's files
+ * from dist, and stops cleanly on SIGTERM.
  */
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -20,7 +21,7 @@ afterAll(() => ns.dispose());
 describe('npm run build', () => {
   it('the compiled server starts its media engine from dist, serves the API and stops on SIGTERM', async () => {
     // Resolves once the API answers the Super Admin (200), else throws.
-    const { child, admin } = await startServerProcess(ns, {
+    const { child, admin, base } = await startServerProcess(ns, {
       entry: 'dist',
       admin: { email: 'build@example.test', password: 'build-password-1' },
     });
@@ -32,6 +33,12 @@ describe('npm run build', () => {
         .split(/\s+/);
       const commands = children.filter(Boolean).map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
       expect(commands.some((c) => c.includes('dist/media/engine/entry.js') && !c.includes('tsx'))).toBe(true);
+      // The dashboard's files are copied beside the compiled module that serves them.
+      for (const path of ['/dashboard', '/dashboard/dashboard.js', '/dashboard/stream.js']) {
+        const page = await fetch(`${base}${path}`);
+        expect(page.status, path).toBe(200);
+        expect((await page.text()).length, path).toBeGreaterThan(100);
+      }
     } finally {
       child.kill('SIGTERM');
     }

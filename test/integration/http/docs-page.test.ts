@@ -3,55 +3,28 @@
  * /docs, Redoc (served from the installed package) renders the operations from /openapi.json, and
  * no request leaves loopback — the page must work offline and tell no third party who reads it.
  */
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { missingToolMessage } from '../../../ops/lib/tools.js';
+import { type Chromium, launchChromium } from '../../support/browser.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 let ts: TestServer;
-let profileDir: string;
+let browser: Chromium | undefined;
 let context: BrowserContext | undefined;
+let profileDir: string;
 
 beforeAll(async () => {
   ts = await startTestServer({ label: 'docs' });
-  profileDir = await mkdtemp(join(tmpdir(), 'sb-chromium-'));
-  try {
-    // A persistent context is how playwright takes a user data dir (a fresh one per run).
-    context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      timeout: 60_000,
-    });
-  } catch (e) {
-    throw new Error(
-      existsSync(CHROMIUM)
-        ? `chromium did not start: ${(e as Error).message}`
-        : missingToolMessage('chromium'),
-    );
-  }
+  browser = await launchChromium();
+  context = browser.context;
+  profileDir = browser.profileDir;
 }, 90_000);
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await ts?.dispose();
-  if (profileDir) await rm(profileDir, { recursive: true, force: true });
 });
 
 describe('/docs in headless Chromium', () => {
