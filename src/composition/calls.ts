@@ -75,7 +75,8 @@ export function composeCalls(d: CallsDeps): {
   let legs: LegControl | null = null;
   const bus = new CallEventBus(logger);
   const apps = new CallApps({
-    publish: (e) => bus.publish(e),
+    // The app knows the call as it was when the app started: its verb events carry the call as it is now.
+    publish: (e) => bus.publish({ ...e, call: runtime?.contextOf(e.call.sid) ?? e.call }),
     startInterpreter: d.startInterpreter,
     bridgeClient: (sid, login, signal) => legs?.bridgeClient(sid, login, signal) ?? Promise.resolve(),
     logger,

@@ -325,6 +325,8 @@ export class SipTransports {
       protocol: 'UDP',
       send: (m) => {
         this.outgoing(m, 'UDP');
+        // After close() (shutdown) a late send — a retransmission timer, a BYE — has nowhere to go.
+        if (this.closed) return;
         const data = Buffer.from(stack.stringify(m), 'latin1');
         this.udp?.send(data, target.port, target.address);
       },

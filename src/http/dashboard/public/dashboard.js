@@ -160,7 +160,17 @@ function applyEvent(ev) {
   } else if (ev.type === 'metrics' || ev.type === 'registration.changed') {
     if (ev.metrics) applyMetrics({ ...session.metrics, ...ev.metrics });
   }
+  // Figures come every few seconds; the live counts follow the calls at once.
+  if (ev.type.startsWith('call.')) applyMetrics({ ...session.metrics, ...liveCounts() });
   render();
+}
+
+/** LiveCalls and its split by direction, from the calls on the board. */
+function liveCounts() {
+  let incoming = 0;
+  for (const c of session.calls.values()) if (c.direction === 'inbound') incoming += 1;
+  const all = session.calls.size;
+  return { LiveCalls: all, LiveIncomingCalls: incoming, LiveOutgoingCalls: all - incoming };
 }
 
 function merge(before, after) {

@@ -66,13 +66,14 @@ export async function connectStream({ api, accountSid, scope, onSnapshot, onEven
       });
       return;
     }
-    if (lastSeq === undefined || frame.seq <= lastSeq) return; // before the snapshot, or a replay
-    if (frame.seq !== lastSeq + 1) {
-      // A gap should never happen; start over from a fresh snapshot rather than show wrong state.
-      lastSeq = undefined;
-      ws.close(4000, 'sequence gap');
+    // Figures carry the seq of the last delta they include: always news, never a delta.
+    if (frame.type === 'metrics') {
+      if (lastSeq !== undefined) onEvent(eventFromStream(frame));
       return;
     }
+    // Before the snapshot, or a replay. Seq may skip (deltas outside an account's tree are not
+    // sent); the server never leaves a silent gap (a resume it cannot replay gets a snapshot).
+    if (lastSeq === undefined || frame.seq <= lastSeq) return;
     lastSeq = frame.seq;
     onEvent(eventFromStream(frame));
   };
@@ -114,6 +115,8 @@ function eventFromStream(frame) {
  * A stream call in the page's shape. Both the REST (Restcomm) spellings and camelCase ones are
  * accepted, so this is the one place to adjust when the stream's call schema settles.
  */
+const LIVE_STATE = { queued: 'QUEUED', ringing: 'RINGING', 'in-progress': 'IN_PROGRESS' };
+
 export function callFromStream(c) {
   const pick = (...keys) => keys.map((k) => c[k]).find((v) => v !== undefined && v !== null);
   const time = (v) => (typeof v === 'number' ? v : v ? Date.parse(v) : undefined);
@@ -123,11 +126,15 @@ export function callFromStream(c) {
     from: pick('from', 'From') ?? '',
     to: pick('to', 'To') ?? '',
     direction: pick('direction', 'Direction') ?? '',
-    state: pick('state', 'State', 'status', 'Status') ?? '',
+    // The stream spells statuses as the Calls resource does; the page shows Restcomm's live-call states.
+    state:
+      LIVE_STATE[pick('state', 'State', 'status', 'Status')] ??
+      pick('state', 'State', 'status', 'Status') ??
+      '',
     startedAt: time(pick('dateCreated', 'date_created', 'startedAt')),
     answeredAt: time(pick('answeredAt', 'answered_at')),
     verb: pick('verb', 'currentVerb', 'current_verb'),
-    peer: pick('bridgedWith', 'bridgedPeer', 'bridged_with', 'peer'),
+    peer: pick('bridged', 'bridgedWith', 'bridgedPeer', 'bridged_with', 'peer'),
     muted: pick('muted', 'Muted'),
   };
 }
