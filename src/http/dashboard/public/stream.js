@@ -1,5 +1,5 @@
 /**
- * The Supervisor stream client (issue protocol: `…/Accounts/{sid}/Supervisor/stream?ticket=…`, JSON
+ * The Supervisor stream client (docs/supervision.md: `…/Accounts/{sid}/Supervisor/stream?ticket=…`, JSON
  * text frames: a `snapshot` {seq, calls, metrics}, then `call.created`, `call.updated`, `call.ended`,
  * `metrics` and `registration.changed`, each with a rising `seq` and a time `at`). Kept apart from
  * the page so the protocol can change here alone.
@@ -34,7 +34,7 @@ export async function connectStream({ api, accountSid, scope, onSnapshot, onEven
     const url = `${proto}//${location.host}${API_ROOT}/Accounts/${encodeURIComponent(accountSid)}/Supervisor/stream?${query}`;
     const ws = new WebSocket(url);
     // Listening from the start: the snapshot may be delivered in the same turn as the open event.
-    ws.addEventListener('message', (m) => receive(ws, m.data));
+    ws.addEventListener('message', (m) => receive(m.data));
     await new Promise((resolve, reject) => {
       ws.addEventListener('open', resolve, { once: true });
       const fail = () => reject(new Error('stream connection failed'));
@@ -49,7 +49,7 @@ export async function connectStream({ api, accountSid, scope, onSnapshot, onEven
     });
   };
 
-  const receive = (ws, data) => {
+  const receive = (data) => {
     let frame;
     try {
       frame = JSON.parse(data);
