@@ -3,7 +3,7 @@
  * refuses) fails only its own call, and concurrent progress patches of many calls all land.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newSid, SidPrefix } from '../../../src/ids.js';
+import { newRecord } from '../../../src/actors/call/records.js';
 import type { CallRecord } from '../../../src/store/call-store.js';
 import { StoreInputError } from '../../../src/store/store-errors.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
@@ -17,30 +17,14 @@ afterAll(async () => {
 });
 
 function call(from: string): CallRecord {
-  const now = new Date();
-  return {
-    sid: newSid(SidPrefix.Call),
-    parentCallSid: null,
+  return newRecord({
     accountSid: ts.admin.sid,
     to: '+15550001111',
     from,
-    phoneNumberSid: null,
-    status: 'ringing',
-    startTime: null,
-    endTime: null,
-    duration: null,
-    price: null,
-    priceUnit: 'USD',
     direction: 'inbound',
-    answeredBy: null,
+    status: 'ringing',
     apiVersion: '2012-04-24',
-    forwardedFrom: null,
-    callerName: null,
-    sipCallId: null,
-    sipResponseCode: null,
-    dateCreated: now,
-    dateUpdated: now,
-  };
+  });
 }
 
 describe('call record writes', () => {
