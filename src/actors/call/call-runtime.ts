@@ -26,7 +26,7 @@ import type {
 } from './call.types.js';
 import type { CallEventBus } from './call-observers.js';
 import type { CallEnd } from './leg-control.js';
-import { inputOf, newRecord } from './records.js';
+import { answeredSeconds, inputOf, newRecord } from './records.js';
 
 export type { OutboundCallRequest } from './call.types.js';
 export type { CallEnd, ChildLeg } from './leg-control.js';
@@ -128,10 +128,7 @@ export class CallRuntime {
       ...(ended
         ? {
             endTime: new Date(c.endedAt as number),
-            duration:
-              c.answeredAt === null
-                ? 0
-                : Math.max(0, Math.round(((c.endedAt as number) - c.answeredAt) / 1000)),
+            duration: answeredSeconds(c.answeredAt, c.endedAt as number),
           }
         : {}),
     };

@@ -8,6 +8,7 @@ import type { PlaceCall } from '../../sip/port.js';
 import type { CallStatus } from '../../store/call-store.js';
 import type { CallApp, CallContext, CallEmitted, CallEvent, CallInput, EndCause } from './call.types.js';
 import { type CallEffects, PlacementError } from './call-effects.js';
+import { answeredSeconds } from './records.js';
 import type { ProgressEvent } from './status-callbacks.js';
 
 /** SIP final statuses (RFC 3261 §21) that mean the callee is busy or did not answer. */
@@ -63,6 +64,22 @@ export function initialContext(input: CallInput): CallContext {
     detached: false,
   };
 }
+
+/** The domain events that say only which step the call reached. */
+type StepType =
+  | 'call.created'
+  | 'call.initiated'
+  | 'call.ringing'
+  | 'call.answered'
+  | 'call.confirmed'
+  | 'call.whispered';
+
+const emitStep = (type: StepType) =>
+  emit<CallContext, CallEvent, undefined, CallEvent, CallEmitted>(({ context, event }) => ({
+    type,
+    call: context,
+    at: at(event),
+  }));
 
 export function callSetup(effects: CallEffects) {
   return setup({
@@ -214,31 +231,11 @@ export function callSetup(effects: CallEffects) {
       },
 
       // ---- domain events -----------------------------------------------------------------------
-      emitCreated: emit(({ context, event }) => ({
-        type: 'call.created' as const,
-        call: context,
-        at: at(event),
-      })),
-      emitInitiated: emit(({ context, event }) => ({
-        type: 'call.initiated' as const,
-        call: context,
-        at: at(event),
-      })),
-      emitRinging: emit(({ context, event }) => ({
-        type: 'call.ringing' as const,
-        call: context,
-        at: at(event),
-      })),
-      emitAnswered: emit(({ context, event }) => ({
-        type: 'call.answered' as const,
-        call: context,
-        at: at(event),
-      })),
-      emitConfirmed: emit(({ context, event }) => ({
-        type: 'call.confirmed' as const,
-        call: context,
-        at: at(event),
-      })),
+      emitCreated: emitStep('call.created'),
+      emitInitiated: emitStep('call.initiated'),
+      emitRinging: emitStep('call.ringing'),
+      emitAnswered: emitStep('call.answered'),
+      emitConfirmed: emitStep('call.confirmed'),
       emitBridged: emit(({ context, event }) => ({
         type: 'call.bridged' as const,
         call: context,
@@ -251,11 +248,7 @@ export function callSetup(effects: CallEffects) {
         muted: context.muted,
         at: at(event),
       })),
-      emitWhispered: emit(({ context, event }) => ({
-        type: 'call.whispered' as const,
-        call: context,
-        at: at(event),
-      })),
+      emitWhispered: emitStep('call.whispered'),
       emitEnded: emit(({ context }, params: { status: CallStatus }) => {
         const end = context.endedAt ?? Date.now();
         return {
@@ -265,8 +258,7 @@ export function callSetup(effects: CallEffects) {
           cause: context.endCause ?? 'local-hangup',
           sipStatus: context.sipOutcome?.status ?? null,
           at: end,
-          duration:
-            context.answeredAt === null ? 0 : Math.max(0, Math.round((end - context.answeredAt) / 1000)),
+          duration: answeredSeconds(context.answeredAt, end),
         };
       }),
     },

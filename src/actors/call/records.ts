@@ -43,3 +43,8 @@ export function inputOf(r: CallRecord): CallInput {
     forwardedFrom: r.forwardedFrom,
   };
 }
+
+/** Whole seconds a call was up, from its answer to `end` (epoch ms); 0 when never answered. */
+export function answeredSeconds(answeredAt: number | null, end: number): number {
+  return answeredAt === null ? 0 : Math.max(0, Math.round((end - answeredAt) / 1000));
+}

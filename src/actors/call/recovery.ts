@@ -20,6 +20,7 @@ import {
 import type { IncomingNumber } from '../../store/number-store.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import type { SendCallback } from './call-observers.js';
+import { answeredSeconds } from './records.js';
 import { numberStatusParams, ProgressEvent, progressParams } from './status-callbacks.js';
 
 export interface CallRecoveryDeps {
@@ -104,10 +105,7 @@ export class CallRecovery {
     const answered = record.status === CallStatus.InProgress;
     if (answered && dialog) this.deps.sip.endDialog(dialog);
     const now = new Date();
-    const duration =
-      answered && record.startTime
-        ? Math.max(0, Math.round((now.getTime() - record.startTime.getTime()) / 1000))
-        : 0;
+    const duration = answeredSeconds(answered ? (record.startTime?.getTime() ?? null) : null, now.getTime());
     const status = answered ? CallStatus.Completed : CallStatus.Failed;
     const closed = (await this.deps.calls.update(record.sid, { status, endTime: now, duration })) ?? record;
     await this.deps.snapshots.delete('call', record.sid);
