@@ -180,25 +180,35 @@ describe('digest nonces are stateless', () => {
   });
 });
 
+/**
+ * A sipp call to a number whose markup is `<Dial action>` of `noun`; resolves with the Dial action's
+ * parameters once the call is over.
+ */
+async function callThroughDial(
+  path: string,
+  noun: string,
+  action: string,
+): Promise<URLSearchParams | undefined> {
+  hooks.script(path, xml(`<Dial action="${action}" timeout="5">${noun}</Dial>`));
+  hooks.script(action, xml('<Hangup/>'));
+  const number = await numberFor(path);
+  const r = await runSipp({
+    scenario: 'uac-call-expect-bye.xml',
+    remote: `127.0.0.1:${sipPort}`,
+    service: number,
+    timeoutSeconds: 20,
+  });
+  expect(r.errors).toBe('');
+  const [dialed] = await until(
+    () => hooks.requestsTo(action).map((q) => new URLSearchParams(q.rawBody.toString())),
+    (l) => l.length > 0,
+  );
+  return dialed;
+}
+
 describe('SIP target policy', () => {
   it('<Dial><Sip> to the metadata address: a failed child leg and Notification 13225', async () => {
-    hooks.script(
-      '/dial-meta',
-      xml('<Dial action="/dialed" timeout="5"><Sip>sip:x@169.254.169.254</Sip></Dial>'),
-    );
-    hooks.script('/dialed', xml('<Hangup/>'));
-    const number = await numberFor('/dial-meta');
-    const r = await runSipp({
-      scenario: 'uac-call-expect-bye.xml',
-      remote: `127.0.0.1:${sipPort}`,
-      service: number,
-      timeoutSeconds: 20,
-    });
-    expect(r.errors).toBe('');
-    const [dialed] = await until(
-      () => hooks.requestsTo('/dialed').map((q) => new URLSearchParams(q.rawBody.toString())),
-      (l) => l.length > 0,
-    );
+    const dialed = await callThroughDial('/dial-meta', '<Sip>sip:x@169.254.169.254</Sip>', '/dialed');
     expect(dialed?.get('DialCallStatus'), dialed?.toString()).toBe('failed');
     expect(dialed?.get('DialSipResponseCode')).toBe('403');
     const children = await until(
@@ -229,23 +239,7 @@ describe('SIP target policy', () => {
     });
     expect(ext.status).toBe(201);
     try {
-      hooks.script(
-        '/dial-mp',
-        xml('<Dial action="/dialed-mp" timeout="5"><Number>+15550999999</Number></Dial>'),
-      );
-      hooks.script('/dialed-mp', xml('<Hangup/>'));
-      const number = await numberFor('/dial-mp');
-      const r = await runSipp({
-        scenario: 'uac-call-expect-bye.xml',
-        remote: `127.0.0.1:${sipPort}`,
-        service: number,
-        timeoutSeconds: 20,
-      });
-      expect(r.errors).toBe('');
-      const [dialed] = await until(
-        () => hooks.requestsTo('/dialed-mp').map((q) => new URLSearchParams(q.rawBody.toString())),
-        (l) => l.length > 0,
-      );
+      const dialed = await callThroughDial('/dial-mp', '<Number>+15550999999</Number>', '/dialed-mp');
       expect(dialed?.get('DialCallStatus')).toBe('failed');
       expect(dialed?.get('DialSipResponseCode')).toBe('403');
       const notes = await until(
