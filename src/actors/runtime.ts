@@ -1,5 +1,5 @@
 /**
- * Node-local registry of live actors by sid. One root actor per account/call/SMS (`createActor`),
+ * Node-local registry of live actors by sid. One root actor per call/SMS (`createActor`),
  * never thousands of children under one parent (measured quadratic; see DEVELOPERS notes).
  */
 import type { AnyActorRef } from 'xstate';
@@ -16,7 +16,7 @@ export class ActorRegistry<A extends AnyActorRef> {
     this.actors.set(sid, actor);
   }
 
-  /** Stops and forgets the actor (it is restored from its snapshot or record on next use). */
+  /** Stops and forgets the actor (it has ended, or its work moved to the store). */
   evict(sid: string): void {
     this.actors.get(sid)?.stop();
     this.actors.delete(sid);

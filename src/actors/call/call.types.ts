@@ -203,4 +203,3 @@ export type CallEmitted =
       at: number;
     };
 
-export type CallEventType = CallEmitted['type'];
