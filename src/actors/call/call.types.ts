@@ -202,4 +202,3 @@ export type CallEmitted =
       duration: number;
       at: number;
     };
-
