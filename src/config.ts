@@ -66,6 +66,11 @@ export interface Config {
   readonly numbers: {
     /** Local number pool of the built-in number provider: comma-separated E.164 ranges/prefixes. */
     readonly pool: readonly string[];
+    /**
+     * CALLER_ID_POLICY: `open` (default) takes any well-formed From on REST calls; `verified` takes an
+     * E.164 From only when the account owns it or lists it in OutgoingCallerIds (Twilio's rule).
+     */
+    readonly callerIdPolicy: 'open' | 'verified';
   };
   readonly smpp: {
     readonly urls: readonly string[];
@@ -155,6 +160,12 @@ function list(env: Env, name: string): string[] {
         .filter(Boolean);
 }
 
+function callerIdPolicy(env: Env): 'open' | 'verified' {
+  const v = str(env, 'CALLER_ID_POLICY', 'open');
+  if (v !== 'open' && v !== 'verified') throw new ConfigError('CALLER_ID_POLICY must be open or verified');
+  return v;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'HTTP_PORT', 8080, 0, 65535);
   const host = str(env, 'HTTP_HOST', '0.0.0.0');
@@ -207,7 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxDownloadBytes: int(env, 'MEDIA_MAX_DOWNLOAD_BYTES', 50 * 1024 * 1024, 1024),
     },
     recordings: { dir: str(env, 'RECORDINGS_DIR', join(process.cwd(), '.data', 'recordings')) },
-    numbers: { pool: list(env, 'NUMBER_POOL') },
+    numbers: { pool: list(env, 'NUMBER_POOL'), callerIdPolicy: callerIdPolicy(env) },
     smpp: { urls: list(env, 'SMPP_URL'), leaseMs: int(env, 'SMS_LEASE_MS', 10_000, 500, 600_000) },
     smtp: { url: optional(env, 'SMTP_URL') ?? null, from: optional(env, 'SMTP_FROM') ?? null },
     metrics: { token: optional(env, 'METRICS_TOKEN') ?? null },

@@ -14,6 +14,8 @@ import { AppError } from '../../errors.js';
 import { conferenceSid } from '../../ids.js';
 import { AddressKind } from '../../numbers/address.js';
 import { CALL_STATUSES, type CallStore, TERMINAL_CALL_STATUSES } from '../../store/call-store.js';
+import type { CallerIdStore } from '../../store/caller-id-store.js';
+import type { NumberStore } from '../../store/number-store.js';
 import { addressParam } from '../address-param.js';
 import { accountOf, formatOf } from '../context.js';
 import { one, page, type RouteSpec } from '../openapi/spec.js';
@@ -27,6 +29,9 @@ import { methodParam, urlParam } from '../validate.js';
 
 export interface CallRouteDeps {
   readonly calls: CallStore;
+  readonly numbers: NumberStore;
+  readonly callerIds: CallerIdStore;
+  readonly callerIdPolicy: 'open' | 'verified';
   /** The call runtime; null when SIP is disabled (creating and modifying calls answer 503). */
   readonly callRuntime: CallRuntime | null;
   readonly publicUrl: string;
@@ -93,6 +98,20 @@ function outboundRequest(p: Params, accountSid: string, apiVersion: string): Out
     statusCallbackEvents: events.events,
     timeoutSeconds: p.int('Timeout', 1, MAX_TIMEOUT) ?? DEFAULT_RING_TIMEOUT_SECONDS,
   };
+}
+
+/**
+ * With CALLER_ID_POLICY=verified, any From but a `client:` must be an E.164 number the account owns
+ * or lists as an outgoing caller id, as Twilio requires; `open` keeps any well-formed From.
+ */
+async function checkCallerId(deps: CallRouteDeps, accountSid: string, from: string): Promise<void> {
+  if (deps.callerIdPolicy === 'open' || from.startsWith('client:')) return;
+  const owned = (await deps.numbers.findByNumber(from))?.accountSid === accountSid;
+  if (owned || (await deps.callerIds.has(accountSid, from))) return;
+  throw new AppError(
+    'CallerIdNotVerified',
+    `From ${from} is neither an incoming phone number of this account nor one of its OutgoingCallerIds`,
+  );
 }
 
 function dateFilter(q: Params, name: string): Date | undefined {
@@ -163,6 +182,7 @@ export function callRoutes(routes: RouteTable, deps: CallRouteDeps): void {
     POST: async (_req, res) => {
       const account = accountOf(res);
       const request = outboundRequest(Params.body(res), account.sid, API_VERSION);
+      await checkCallerId(deps, account.sid, request.from);
       const record = await runtimeOf(deps).createOutbound(request);
       const format = formatOf(res);
       res.setHeader('Location', `${deps.publicUrl}${API_ROOT}/Accounts/${account.sid}/Calls/${record.sid}`);
