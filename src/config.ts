@@ -60,6 +60,11 @@ export interface Config {
      * addresses are refused always (src/security/address-policy.ts).
      */
     readonly blockPrivate: boolean;
+    /**
+     * GATEWAY_LEASE_MS: one node at a time REGISTERs each gateway, under a lease of this length in
+     * Redis; when that node stops the next takes over at once, when it dies within this time.
+     */
+    readonly gatewayLeaseMs: number;
   };
   readonly media: MediaSettings;
   readonly recordings: { readonly dir: string };
@@ -208,6 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
       registrarMaxExpires: int(env, 'SIP_REGISTRAR_MAX_EXPIRES', 7_200, 1, 604_800),
       outboundProxy: optional(env, 'SIP_OUTBOUND_PROXY') ?? null,
       blockPrivate: bool(env, 'SIP_BLOCK_PRIVATE', false),
+      gatewayLeaseMs: int(env, 'GATEWAY_LEASE_MS', 10_000, 1_000, 600_000),
     },
     media: {
       rtpHost: str(env, 'RTP_HOST', sipHost),

@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { ClientStore } from '../store/client-store.js';
 import type { GatewayStore } from '../store/gateway-store.js';
+import type { LeaseStore } from '../store/lease-store.js';
 import type { RegistrationStore } from '../store/registration-store.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import { GatewayRegistrations, gatewayTarget } from './gateways.js';
@@ -19,6 +20,9 @@ import type { BoundPorts, Flow } from './transport.js';
 
 export interface SipServiceOptions extends StackOptions {
   readonly defaultDomain: string;
+  /** This node's name among the nodes sharing the Redis: the holder of its gateway leases. */
+  readonly instanceId: string;
+  readonly gatewayLeaseMs: number;
   readonly minExpires?: number;
   readonly maxExpires?: number;
   /**
@@ -43,6 +47,7 @@ export class SipService {
       readonly clients: ClientStore;
       readonly gateways: GatewayStore;
       readonly snapshots: SnapshotStore;
+      readonly leases: LeaseStore;
     },
     private readonly log: Logger,
   ) {
@@ -66,6 +71,7 @@ export class SipService {
       stores.gateways,
       stores.snapshots,
       log.child({ component: 'gateways' }),
+      { store: stores.leases, holder: options.instanceId, ttlMs: options.gatewayLeaseMs },
     );
     this.stack.onRequest((rq, flow) => this.dispatch(rq, flow));
   }

@@ -22,6 +22,8 @@ export function redisKeys(prefix: string) {
     sipBindingIndex: `${p}sip:reg:index`,
     gatewayState: (sid: string) => `${p}gw:${sid}:state`,
     gatewayChannel: `${p}chan:gateway`,
+    /** A named lease (value: the holder's instance id), e.g. who registers a gateway. */
+    lease: (name: string) => `${p}lease:${name}`,
     // calls
     callSnapshot: (sid: string) => `${p}call:${sid}:snap`,
     /** Sorted set of the account's live call slots (member call sid, score lease expiry ms). */
