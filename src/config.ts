@@ -13,6 +13,11 @@ import { parseSmppUrl } from './smpp/url.js';
 export interface Config {
   readonly instanceId: string;
   readonly logLevel: string;
+  /**
+   * DRAIN_TIMEOUT (seconds): on SIGTERM the node takes no new calls and lets live ones run this long
+   * before it ends them (with their callbacks) and exits.
+   */
+  readonly drainTimeoutMs: number;
   readonly http: {
     readonly host: string;
     readonly port: number;
@@ -179,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
   const wsPort = optional(env, 'SIP_WS_PORT');
   const config: Config = {
     instanceId: str(env, 'INSTANCE_ID', `ID${randomBytes(16).toString('hex')}`),
+    drainTimeoutMs: int(env, 'DRAIN_TIMEOUT', 30, 0, 3600) * 1000,
     logLevel: str(env, 'LOG_LEVEL', 'info'),
     http: {
       host,

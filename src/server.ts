@@ -77,6 +77,11 @@ export interface RunningServer {
   readonly supervisor: SupervisorView;
   /** The supervisor's live stream (what `/Supervisor/stream` clients receive). */
   readonly liveStream: LiveStream;
+  /**
+   * Graceful stop, before close(): new INVITEs and REST calls get 503, `/ready` turns 503, and live
+   * calls run until they end or `timeoutMs` passes, when they are ended with their callbacks.
+   */
+  drain(timeoutMs: number): Promise<void>;
   /** Super Admin bootstrap outcome (a generated password is present only on first start without ADMIN_PASSWORD). */
   readonly bootstrap: { adminSid: string; generatedPassword?: string | undefined };
   close(): Promise<void>;
@@ -138,6 +143,11 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     );
 
     const { sms, smsStore, email, smppLink } = messaging;
+    let draining = false;
+    readiness.add('accepting', () => ({
+      up: !draining,
+      parts: { state: draining ? 'draining' : 'accepting' },
+    }));
     const observability = composeObservability(config, { connections, sip, messaging, metrics, readiness });
     // Each node publishes its supervisor figures so any node can answer for the cluster.
     const cluster = new ClusterFigures({
@@ -193,6 +203,13 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       supervisor,
       liveStream,
       bootstrap: { adminSid: boot.admin.sid, generatedPassword: boot.generatedPassword },
+      drain: async (timeoutMs: number) => {
+        if (draining) return;
+        draining = true;
+        sip?.drain();
+        const ended = callRuntime ? await callRuntime.drain(timeoutMs) : 0;
+        logger.info({ ended }, 'drained: no live calls left');
+      },
       close: () => lifecycle.close(),
     };
   });

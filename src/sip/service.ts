@@ -39,6 +39,7 @@ export class SipService {
   readonly gateways: GatewayRegistrations;
   private ports: BoundPorts | null = null;
   private closing = false;
+  private draining = false;
 
   constructor(
     private readonly options: SipServiceOptions,
@@ -93,6 +94,14 @@ export class SipService {
     return target ? this.stack.checkDestination(target.registrar) : null;
   }
 
+  /**
+   * Stops taking new dialogs (INVITE, MESSAGE out of dialog: 503 with Retry-After, so a front such
+   * as Kamailio fails over); in-dialog requests and registrations are still served.
+   */
+  drain(): void {
+    this.draining = true;
+  }
+
   get bound(): BoundPorts | null {
     return this.ports;
   }
@@ -103,6 +112,12 @@ export class SipService {
     await this.gateways.close();
     this.legs.closeAll();
     await this.stack.close();
+  }
+
+  private refuseWhileDraining(rq: SipRequest): boolean {
+    if (!this.draining) return false;
+    this.stack.respond(rq, 503, { reason: 'Draining', headers: { 'retry-after': '5' } });
+    return true;
   }
 
   private dispatch(rq: SipRequest, flow: Flow): void {
@@ -131,6 +146,7 @@ export class SipService {
           this.legs.onInDialog(rq);
           return;
         }
+        if (this.refuseWhileDraining(rq)) return;
         if (this.legs.admitNew(rq)) this.guard(rq, 'INVITE', () => this.newInvite(rq, flow));
         return;
       case 'MESSAGE':
@@ -138,6 +154,7 @@ export class SipService {
           this.legs.onInDialog(rq);
           return;
         }
+        if (this.refuseWhileDraining(rq)) return;
         if (this.legs.admitNew(rq)) this.guard(rq, 'MESSAGE', () => this.newMessage(rq, flow));
         return;
       case 'BYE':
