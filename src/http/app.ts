@@ -4,6 +4,7 @@
  */
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { AccountService } from '../actors/account/account-service.js';
+import type { CallCommands } from '../actors/call/call-commands.js';
 import type { CallRuntime } from '../actors/call/call-runtime.js';
 import type { Logger } from '../logger.js';
 import type { Notifier } from '../notifications/notifier.js';
@@ -83,6 +84,8 @@ export interface AppDeps {
   readonly snapshots: SnapshotStore;
   /** The call runtime (null with SIP_ENABLED=false). */
   readonly callRuntime: CallRuntime | null;
+  /** Live-call commands, here or forwarded to the call's node (null with SIP_ENABLED=false). */
+  readonly callCommands: CallCommands | null;
   readonly profiles: ProfileStore;
   readonly profileBodyLimit: number;
   readonly effectiveProfileSid: (account: Account) => Promise<string>;

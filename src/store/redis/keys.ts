@@ -30,6 +30,10 @@ export function redisKeys(prefix: string) {
     accountCallSlots: (accountSid: string) => `${p}account:${accountSid}:slots`,
     /** Calls started by the account in one second (epoch seconds), for the CPS limit. */
     accountCps: (accountSid: string, second: number) => `${p}account:${accountSid}:cps:${second}`,
+    // nodes
+    /** Requests addressed to one node (NodeRpc), and its replies. */
+    nodeRequests: (node: string) => `${p}chan:node:${node}:requests`,
+    nodeReplies: (node: string) => `${p}chan:node:${node}:replies`,
     // supervision
     /** Hash of every node's supervisor figures (field = instance id). */
     supervisorNodes: `${p}supervisor:nodes`,
