@@ -20,6 +20,7 @@ export const TEST_TOOLS: readonly SystemTool[] = [
   { bin: 'sox', packages: ['sox', 'libsox-fmt-all'], why: 'prompt conversion for <Play>' },
   { bin: 'curl', packages: ['curl'], why: "the demo's printed REST examples" },
   { bin: 'chromium', packages: ['chromium'], why: 'headless browser of the /docs reference test' },
+  { bin: 'kamailio', packages: ['kamailio'], why: 'SIP front of the cluster tests' },
 ];
 
 const BY_BIN = new Map(TEST_TOOLS.map((t) => [t.bin, t]));

@@ -135,6 +135,11 @@ export function makeResponse(
   if (status > 100 && rs.headers.to && !rs.headers.to.params?.tag) {
     rs.headers.to.params = { ...(rs.headers.to.params ?? {}), tag: options.toTag ?? newTag() };
   }
+  // A response that can establish a dialog carries the request's Record-Route (RFC 3261 §12.1.1): a
+  // record-routing proxy in front (Kamailio) then stays on the path of the caller's ACK and BYE.
+  if (status > 100 && status < 300 && rq.headers['record-route']?.length) {
+    rs.headers['record-route'] = clonePlain(rq.headers['record-route']);
+  }
   if (options.headers) Object.assign(rs.headers, options.headers);
   if (options.content !== undefined) rs.content = options.content;
   return rs;

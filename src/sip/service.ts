@@ -96,7 +96,8 @@ export class SipService {
 
   /**
    * Stops taking new dialogs (INVITE, MESSAGE out of dialog: 503 with Retry-After, so a front such
-   * as Kamailio fails over); in-dialog requests and registrations are still served.
+   * as Kamailio fails over) and fails OPTIONS probes; in-dialog requests and registrations are
+   * still served.
    */
   drain(): void {
     this.draining = true;
@@ -137,6 +138,8 @@ export class SipService {
           this.legs.onInDialog(rq);
           return;
         }
+        // A draining node fails the front's probe, so the front stops sending it new calls.
+        if (this.refuseWhileDraining(rq)) return;
         this.stack.respond(rq, 200, {
           headers: { allow: ALLOW_HEADER, accept: 'application/sdp', 'accept-language': 'en' },
         });
