@@ -137,7 +137,7 @@ describe('Kamailio in front of two nodes', () => {
             `${API}/Accounts/${b.admin.sid}/Calls.json?To=${encodeURIComponent(NUMBER)}&PageSize=1000`,
           )
         ).json?.calls as Array<{ sid: string; status: string }> | undefined,
-      (l) => l?.every((x) => !['queued', 'ringing', 'in-progress'].includes(x.status)),
+      (l) => l?.every((x) => !['queued', 'ringing', 'in-progress'].includes(x.status)) === true,
       20_000,
     );
     expect(new Set(calls?.map((x) => x.sid)).size).toBe(calls?.length);
