@@ -7,6 +7,7 @@
  * registering its closers with the one Lifecycle; this function only orders them.
  */
 import type { AccountService } from './actors/account/account-service.js';
+import type { ConferenceRooms } from './actors/interpreter/verbs/conference-rooms.js';
 import type { SmsService } from './actors/sms/sms-service.js';
 import { ClusterFigures, publishedFigures } from './actors/supervision/cluster-figures.js';
 import { LiveStream } from './actors/supervision/live-stream.js';
@@ -119,6 +120,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       },
     });
     await streamRelay.subscribe((message) => liveStream.applyRemote(message));
+    let conferences: ConferenceRooms | null = null;
     const callRuntime = await composeVoice(
       config,
       logger,
@@ -133,6 +135,9 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         metrics,
         readiness,
         callObservers: [supervisor.observe, liveStream.observe],
+        onConferences: (rooms) => {
+          conferences = rooms;
+        },
       },
       lifecycle,
     );
@@ -154,6 +159,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       repositories,
       sip,
       callRuntime,
+      conferences,
       sms,
       smsStore,
       email,

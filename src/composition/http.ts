@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { AccountService } from '../actors/account/account-service.js';
 import type { CallRuntime } from '../actors/call/call-runtime.js';
+import type { ConferenceRooms } from '../actors/interpreter/verbs/conference-rooms.js';
 import type { SmsService } from '../actors/sms/sms-service.js';
 import type { ClusterFigures } from '../actors/supervision/cluster-figures.js';
 import type { LiveStream } from '../actors/supervision/live-stream.js';
@@ -94,6 +95,8 @@ export interface HttpParts {
   readonly repositories: Repositories;
   readonly sip: SipService | null;
   readonly callRuntime: CallRuntime | null;
+  /** This node's live conferences (null with SIP_ENABLED=false). */
+  readonly conferences?: ConferenceRooms | null;
   readonly sms: SmsService;
   readonly smsStore: SmsStore;
   readonly email: EmailService;
@@ -151,6 +154,8 @@ export function composeApp(config: Config, logger: Logger, publicUrl: string, pa
     checkGatewayProxy: sip ? (proxy: string) => sip.checkGatewayProxy(proxy) : undefined,
     snapshots,
     callRuntime,
+    conferenceStore: parts.repositories.conferences,
+    conferences: parts.conferences ?? null,
     profiles,
     profileBodyLimit: config.http.profileBodyLimit,
     effectiveProfileSid: (account) => profileResolver.effectiveProfileSid(account),

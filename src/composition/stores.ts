@@ -16,6 +16,7 @@ import type { NumberStore } from '../store/number-store.js';
 import { PgApplicationStore } from '../store/postgres/application-repository.js';
 import { PgCallStore } from '../store/postgres/call-repository.js';
 import { PgClientStore } from '../store/postgres/client-repository.js';
+import { PgConferenceStore } from '../store/postgres/conference-repository.js';
 import { type Db, ensureDatabase, migrate, openDb } from '../store/postgres/db.js';
 import { PgGatewayStore } from '../store/postgres/gateway-repository.js';
 import { PgNotificationStore } from '../store/postgres/notification-repository.js';
@@ -69,6 +70,7 @@ export interface Repositories {
   readonly notifications: PgNotificationStore;
   readonly notifier: Notifier;
   readonly recordings: PgRecordingStore;
+  readonly conferences: PgConferenceStore;
   readonly recordingStorage: LocalRecordingStorage;
   readonly recordingService: RecordingService;
   readonly gateways: PgGatewayStore;
@@ -98,6 +100,7 @@ export async function openRepositories(
   const notifications = new PgNotificationStore(db);
   const notifier = new Notifier(notifications, logger.child({ component: 'notifications' }), publicUrl);
   const recordings = new PgRecordingStore(db);
+  const conferences = new PgConferenceStore(db);
   const recordingStorage = new LocalRecordingStorage(config.recordings.dir);
   const recordingService = new RecordingService(recordings, recordingStorage);
   const gatewayBus = new RedisGatewayBus(redis, sub, keys.gatewayChannel);
@@ -122,6 +125,7 @@ export async function openRepositories(
     notifications,
     notifier,
     recordings,
+    conferences,
     recordingStorage,
     recordingService,
     gateways,
