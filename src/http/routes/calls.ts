@@ -9,9 +9,9 @@ import type { Request } from 'express';
 import { DEFAULT_RING_TIMEOUT_SECONDS } from '../../actors/call/call.machine.js';
 import type { CallRuntime, OutboundCallRequest } from '../../actors/call/call-runtime.js';
 import { parseProgressEvents } from '../../actors/call/status-callbacks.js';
+import type { ConferenceRooms } from '../../actors/interpreter/verbs/conference-rooms.js';
 import { parseFilterDate } from '../../dates.js';
 import { AppError } from '../../errors.js';
-import { conferenceSid } from '../../ids.js';
 import { AddressKind } from '../../numbers/address.js';
 import { CALL_STATUSES, type CallStore, TERMINAL_CALL_STATUSES } from '../../store/call-store.js';
 import { addressParam } from '../address-param.js';
@@ -29,6 +29,8 @@ export interface CallRouteDeps {
   readonly calls: CallStore;
   /** The call runtime; null when SIP is disabled (creating and modifying calls answer 503). */
   readonly callRuntime: CallRuntime | null;
+  /** This node's conferences (the Mute response names the call's conference). */
+  readonly conferences?: ConferenceRooms | null;
   readonly publicUrl: string;
 }
 
@@ -42,15 +44,17 @@ function runtimeOf(deps: CallRouteDeps): CallRuntime {
 
 /**
  * Members added to the call when Mute was given (spec §Calls: the response carries ConferenceSid,
- * Muted, Hold, StartConferenceOnEnter, EndConferenceOnEnter; decisions.md).
+ * Muted, Hold, StartConferenceOnEnter, EndConferenceOnEnter; decisions.md). ConferenceSid is the
+ * conference the call is mixed in (null while it waits for the start, or outside any).
  */
-function modificationExtras(live: ReturnType<CallRuntime['liveView']>, accountSid: string) {
+function modificationExtras(
+  live: ReturnType<CallRuntime['liveView']>,
+  seat: ReturnType<ConferenceRooms['participantOf']>,
+) {
   return {
-    ConferenceSid: live?.room
-      ? conferenceSid(live.room.startsWith(`${accountSid}:`) ? live.room : `${accountSid}:${live.room}`)
-      : null,
+    ConferenceSid: live?.room && seat ? seat.conferenceSid : null,
     Muted: live?.muted ?? false,
-    Hold: false,
+    Hold: seat?.participant.hold ?? false,
     StartConferenceOnEnter: live?.startConferenceOnEnter ?? true,
     EndConferenceOnEnter: live?.endConferenceOnEnter ?? false,
   };
@@ -222,7 +226,11 @@ export function callRoutes(routes: RouteTable, deps: CallRouteDeps): void {
         res,
         format,
         'Call',
-        callDto(after, format, mute === undefined ? {} : modificationExtras(live, account.sid)),
+        callDto(
+          after,
+          format,
+          mute === undefined ? {} : modificationExtras(live, deps.conferences?.participantOf(sid) ?? null),
+        ),
       );
     },
   });

@@ -16,6 +16,7 @@ import type {
   ConferenceContext,
   ConferenceEmitted,
   ConferenceEvent,
+  Participant,
 } from '../../conference/conference.types.js';
 import type { ConferenceEffects } from '../../conference/conference-effects.js';
 
@@ -109,6 +110,17 @@ export class ConferenceRooms {
   /** The conference `callSid` is in, if any (its sid). */
   conferenceOfCall(callSid: string): string | null {
     return this.handles.get(callSid)?.conferenceSid ?? null;
+  }
+
+  /** The call's participant in its conference (the Call resource's Mute response shows it). */
+  participantOf(
+    callSid: string,
+  ): { readonly conferenceSid: string; readonly participant: Participant } | null {
+    const conferenceSid = this.conferenceOfCall(callSid);
+    const participant = conferenceSid
+      ? this.bySid.get(conferenceSid)?.getSnapshot().context.participants[callSid]
+      : null;
+    return conferenceSid && participant ? { conferenceSid, participant } : null;
   }
 
   /**
