@@ -37,6 +37,7 @@ describe('Account SubresourceUris', () => {
       'applications',
       'calls',
       'clients',
+      'conferences',
       'incoming_phone_numbers',
       'notifications',
       'recordings',
@@ -51,7 +52,7 @@ describe('Account SubresourceUris', () => {
     const acct = await ts.request('GET', `${API}/Accounts/${owner.sid}`, { auth: owner.creds });
     const doc = new XMLParser().parse(acct.text);
     const uris = doc.ServiceResponse.Account.SubresourceUris as Record<string, string>;
-    expect(Object.keys(uris)).toHaveLength(7);
+    expect(Object.keys(uris)).toHaveLength(8);
     const statuses = await followAll(uris);
     for (const [name, status] of Object.entries(statuses))
       expect({ name, status }).toEqual({ name, status: 200 });
