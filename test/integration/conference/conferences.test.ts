@@ -3,10 +3,12 @@
  * by the test's own RTP peers (each sends its own tone, so what a peer hears can be taken apart by
  * frequency) meet in a `<Dial><Conference>`. They are listed as participants; muting one takes its
  * tone out of what the others hear; kicking one sends its call on to the Dial action (which hangs
- * up); ending the room releases the rest; the status callbacks arrive signed and in order. Lists
+ * up); holding one plays it the hold music instead of the room; an announcement reaches everyone;
+ * ending the room releases the rest; the status callbacks arrive signed and in order. Lists
  * filter by Status, FriendlyName and DateCreated; another account's conference is not found.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import wavefile from 'wavefile';
 import { tone } from '../../../src/media/engine/pcm.js';
 import { API, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
 import { freePort, type SippProcess, startSipp } from '../../support/sipp.js';
@@ -30,11 +32,26 @@ async function account(email: string) {
   };
 }
 
+/** `ms` of a `freq` tone as an 8 kHz 16-bit mono WAV (hold music, announcements). */
+function wavTone(freq: number, ms: number): Buffer {
+  const wav = new wavefile.WaveFile();
+  wav.fromScratch(1, 8000, '16', tone(freq, ms));
+  return Buffer.from(wav.toBuffer());
+}
+
+const HOLD_HZ = 2500;
+const ANNOUNCE_HZ = 2100;
+
 beforeAll(async () => {
   ts = await startTestServer({ label: 'conferences' });
   hooks = await startWebhookServer();
   hooks.script('/confcb', { status: 204 });
   hooks.script('/after', xml('<Hangup/>'));
+  hooks.script('/hold.wav', { headers: { 'Content-Type': 'audio/wav' }, body: wavTone(HOLD_HZ, 1000) });
+  hooks.script('/announce.wav', {
+    headers: { 'Content-Type': 'audio/wav' },
+    body: wavTone(ANNOUNCE_HZ, 3000),
+  });
   owner = await account('conf-owner@example.test');
   stranger = await account('conf-stranger@example.test');
 });
@@ -175,6 +192,42 @@ describe('conferences over REST', () => {
       expect(unchanged.json.muted).toBe(true);
       expect((await get(`${base}/${cf}/Participants.json?Muted=true`)).json.calls).toHaveLength(1);
 
+      // Hold the second: it hears the hold music instead of the room, and nobody hears it; then back.
+      const held = await post(`${base}/${cf}/Participants/${callOf[1]}.json`, {
+        Hold: 'true',
+        HoldUrl: `${hooks.origin}/hold.wav`,
+      });
+      expect(held.json).toMatchObject({ hold: true, muted: false });
+      await new Promise((r) => setTimeout(r, 300));
+      const [heldAt1, heldAt2] = await Promise.all([heardNext(peers[1]!, 800), heardNext(peers[2]!, 800)]);
+      expect(hears(heldAt1!, HOLD_HZ)).toBe(true);
+      expect(hears(heldAt1!, freqs[2])).toBe(false);
+      expect(hears(heldAt2!, freqs[1])).toBe(false);
+      const back = await post(`${base}/${cf}/Participants/${callOf[1]}.json`, { Hold: 'false' });
+      expect(back.json).toMatchObject({ hold: false, muted: false });
+      await new Promise((r) => setTimeout(r, 200));
+      const [backAt1, backAt2] = await Promise.all([heardNext(peers[1]!, 800), heardNext(peers[2]!, 800)]);
+      expect(hears(backAt1!, freqs[2]) && !hears(backAt1!, HOLD_HZ)).toBe(true);
+      expect(hears(backAt2!, freqs[1])).toBe(true);
+
+      // An announcement to the conference reaches every participant.
+      const announced = await post(`${base}/${cf}.json`, { AnnounceUrl: `${hooks.origin}/announce.wav` });
+      expect(announced.status).toBe(200);
+      await until(
+        () => hooks.requestsTo('/announce.wav'),
+        (l) => l.length >= 1,
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      const announcedAt = await Promise.all(peers.map((p) => heardNext(p, 600)));
+      for (const [i, heard] of announcedAt.entries())
+        expect(hears(heard, ANNOUNCE_HZ), `peer ${i} hears the announcement`).toBe(true);
+      await new Promise((r) => setTimeout(r, 2500));
+
+      // Mute on the call itself (POST /Calls) shows on its participant, with the same conference sid.
+      const callMute = await post(`${API}/Accounts/${owner.sid}/Calls/${callOf[1]}.json`, { Mute: 'true' });
+      expect(callMute.json).toMatchObject({ conference_sid: cf, muted: true, hold: false });
+      expect((await get(`${base}/${cf}/Participants/${callOf[1]}.json`)).json.muted).toBe(true);
+
       // Kick the third: its Dial goes on to the action (which hangs up); two participants remain.
       const kicked = await ts.request('DELETE', `${base}/${cf}/Participants/${callOf[2]}.json`, {
         auth: owner.creds,
@@ -242,7 +295,9 @@ describe('conferences over REST', () => {
       const names = events.map((e) => e.get('StatusCallbackEvent'));
       expect(names.filter((n) => n === 'participant-join')).toHaveLength(3);
       expect(names.filter((n) => n === 'conference-start')).toHaveLength(1);
-      expect(names.filter((n) => n === 'participant-mute')).toHaveLength(1);
+      expect(names.filter((n) => n === 'participant-mute')).toHaveLength(2);
+      expect(names.filter((n) => n === 'participant-hold')).toHaveLength(1);
+      expect(names.filter((n) => n === 'participant-unhold')).toHaveLength(1);
       expect(names.filter((n) => n === 'participant-leave')).toHaveLength(3);
       expect(names.at(-1)).toBe('conference-end');
       const mute = events.find((e) => e.get('StatusCallbackEvent') === 'participant-mute')!;
