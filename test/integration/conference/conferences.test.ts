@@ -233,8 +233,9 @@ describe('conferences over REST', () => {
         auth: owner.creds,
       });
       expect(kicked.status).toBe(204);
-      const third = await callers[2]!.done;
-      expect(third.errors).toBe('');
+      // sipp's exit status says its scenario (BYE received, answered) passed; its error file may
+      // also hold overload warnings of a loaded machine.
+      expect((await callers[2]!.done).code).toBe(0);
       const after = await until(
         () => hooks.requestsTo('/after').map((r) => new URLSearchParams(r.rawBody.toString())),
         (l) => l.length === 1,
@@ -265,7 +266,7 @@ describe('conferences over REST', () => {
       // End the room: both remaining calls are released and the conference completes.
       const ended = await post(`${base}/${cf}.json`, { Status: 'completed' });
       expect(ended.status).toBe(200);
-      for (const c of callers.slice(0, 2)) expect((await c.done).errors).toBe('');
+      for (const c of callers.slice(0, 2)) expect((await c.done).code).toBe(0);
       const done = await until(
         async () => (await get(`${base}/${cf}.json`)).json,
         (c) => c.status === 'COMPLETED',
