@@ -275,11 +275,14 @@ export async function composeVoice(
     callRuntime = runtime;
     muteCall = (callSid, muted) => runtime.setMuted(callSid, muted);
     lifecycle.onClose(async () => {
+      // Conferences end with the node (their calls are released below); their records are written
+      // before the stores close.
       conferences.stopAll();
-      await conferenceEvents.drain();
       recovery.stop();
       inbound.stop();
       runtime.stop();
+      conferences.close();
+      await conferenceEvents.drain();
     });
     await recovery.start();
   }

@@ -204,9 +204,19 @@ export class ConferenceRooms {
     if (sid) this.bySid.get(sid)?.send({ type: 'call.muted', callSid, muted, at: Date.now() });
   }
 
-  /** Ends every conference (the node is stopping). */
+  /** Ends every conference (the node is stopping): participants are sent out. */
   stopAll(): void {
     for (const actor of [...this.bySid.values()]) actor.send({ type: 'node.stop', at: Date.now() });
+  }
+
+  /** Stops the actors still running after `stopAll` (their timers too) and forgets everything. */
+  close(): void {
+    for (const actor of this.bySid.values()) actor.stop();
+    this.bySid.clear();
+    this.byRoom.clear();
+    for (const h of this.handles.values()) h.wake(false);
+    this.handles.clear();
+    this.byEndpoint.clear();
   }
 
   private create(roomKey: string, r: EnterRequest): ConferenceActor {
