@@ -71,12 +71,12 @@ export function createConferenceMachine(fx: ConferenceEffects) {
           ...running,
           'participant.enter': { actions: 'addParticipant' },
           'participant.exit': [
+            { guard: 'endsOnExit', target: 'stopping', actions: ['endedByModerator', 'removeParticipant'] },
             {
               guard: 'isLastToLeave',
               target: 'completed',
               actions: ['removeParticipant', 'endedByLastExit'],
             },
-            { guard: 'endsOnExit', target: 'stopping', actions: ['endedByModerator', 'removeParticipant'] },
             { actions: 'removeParticipant' },
           ],
           'http.end': { target: 'stopping', actions: 'endedByApi' },

@@ -173,3 +173,22 @@ describe('ConferenceRooms', () => {
     expect(published.map((e) => e.type).filter((t) => t === 'conference.created')).toHaveLength(2);
   });
 });
+
+describe('ConferenceRooms: the last participant', () => {
+  it('ends the conference as last-participant-left, or as the moderator when it had endConferenceOnExit', () => {
+    const published: ConferenceEmitted[] = [];
+    const rooms = new ConferenceRooms({ publish: (e) => published.push(e) });
+    const log: string[] = [];
+    rooms.enter(request('CA1', log, { room: 'a' }))!.exit();
+    rooms.enter(request('CA2', log, { room: 'b', ends: true }))!.exit();
+    const ends = published.filter((e) => e.type === 'conference.ended').map((e) => e.conference);
+    expect(ends.map((c) => [c.endReason, c.callSidEnding])).toEqual([
+      ['last-participant-left', 'CA1'],
+      ['participant-with-end-conference-on-exit-left', 'CA2'],
+    ]);
+    // Closing forgets everything and releases anyone still waiting.
+    const waiter = rooms.enter(request('CA3', log, { room: 'c', starts: false }))!;
+    rooms.close();
+    expect(rooms.get('AC1', waiter.conferenceSid)).toBeNull();
+  });
+});
