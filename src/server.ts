@@ -63,6 +63,8 @@ export interface RunningServer {
   readonly profiles: ProfileResolver;
   /** The SIP service (registrar, call legs), or null with SIP_ENABLED=false. */
   readonly sip: SipService | null;
+  /** This node's live conferences, or null with SIP_ENABLED=false. */
+  readonly conferences: ConferenceRooms | null;
   // --- Messaging ---
   readonly sms: SmsService;
   readonly smsStore: SmsStore;
@@ -190,6 +192,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       recordings: recordingService,
       profiles: profileResolver,
       sip,
+      conferences,
       sms,
       smsStore,
       email,
