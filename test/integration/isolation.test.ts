@@ -24,6 +24,7 @@ const participants = new Map<string, string>();
  * it in the same path). A route whose parameters are
  * not all listed here fails the suite (add a fixture when adding a route).
  */
+let callerIdFixtures = 0;
 const fixtures: Record<
   string,
   (acct: { sid: string; creds: Credentials }, earlier: Record<string, string>) => Promise<string>
@@ -65,6 +66,15 @@ const fixtures: Record<
     const res = await ts.request('POST', `${API}/Accounts/${acct.sid}/IncomingPhoneNumbers.json`, {
       auth: acct.creds,
       form: { AreaCode: '555' },
+    });
+    return res.json.sid;
+  },
+  // A country is no tenant data; the route around it is the account's.
+  country: async () => 'US',
+  callerIdSid: async (acct) => {
+    const res = await ts.request('POST', `${API}/Accounts/${acct.sid}/OutgoingCallerIds.json`, {
+      auth: acct.creds,
+      form: { PhoneNumber: `+1415555${String(1000 + callerIdFixtures++)}` },
     });
     return res.json.sid;
   },

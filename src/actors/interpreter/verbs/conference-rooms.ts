@@ -26,6 +26,12 @@ export interface ParticipantFlags {
   readonly endsConference: boolean;
 }
 
+/** What the Call resource's Mute response shows of the call's conference. */
+export interface ParticipantView extends ParticipantFlags {
+  readonly conferenceSid: string;
+  readonly hold: boolean;
+}
+
 /** What the conference may do to a participant's media (the verb gives them on entering). */
 export interface ParticipantMedia {
   /** Leaves the mixer (the media engine's conferenceLeave). */
@@ -101,10 +107,13 @@ export class ConferenceRooms {
     this.machine = createConferenceMachine(this.effects());
   }
 
-  /** The attributes `endpointId` entered its room with, or null when it is in none. */
-  flagsOf(endpointId: string): ParticipantFlags | null {
+  /** The attributes `endpointId` entered its conference with and its place there, or null when in none. */
+  flagsOf(endpointId: string): ParticipantView | null {
     const callSid = this.byEndpoint.get(endpointId);
-    return (callSid && this.handles.get(callSid)?.flags) || null;
+    const h = callSid ? this.handles.get(callSid) : undefined;
+    if (!callSid || !h) return null;
+    const p = this.bySid.get(h.conferenceSid)?.getSnapshot().context.participants[callSid];
+    return { ...h.flags, conferenceSid: h.conferenceSid, hold: p?.hold ?? false };
   }
 
   /** The conference `callSid` is in, if any (its sid). */
