@@ -7,8 +7,8 @@
  * registering its closers with the one Lifecycle; this function only orders them.
  */
 import type { AccountService } from './actors/account/account-service.js';
-import type { ConferenceRooms } from './actors/interpreter/verbs/conference-rooms.js';
 import { CallCommands } from './actors/call/call-commands.js';
+import type { ConferenceRooms } from './actors/interpreter/verbs/conference-rooms.js';
 import type { SmsService } from './actors/sms/sms-service.js';
 import { ClusterFigures, publishedFigures } from './actors/supervision/cluster-figures.js';
 import { LiveStream } from './actors/supervision/live-stream.js';
