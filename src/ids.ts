@@ -1,7 +1,7 @@
 /**
  * Sids (spec §General conventions 5): two capital letters + 32 lowercase hex characters.
  */
-import { createHash, randomFillSync } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 export const SidPrefix = {
   Account: 'AC',
@@ -40,12 +40,4 @@ const SID_RE = /^[A-Z]{2}[0-9a-f]{32}$/;
 
 export function isSid(value: string, prefix?: SidPrefix): boolean {
   return SID_RE.test(value) && (prefix === undefined || value.startsWith(prefix));
-}
-
-/**
- * The sid of a conference room (`AC…:name`): stable for the room's name within the account, so
- * every leg in the room reports the same ConferenceSid.
- */
-export function conferenceSid(room: string): string {
-  return SidPrefix.Conference + createHash('md5').update(room).digest('hex');
 }

@@ -8,6 +8,7 @@
  */
 import type { AccountService } from './actors/account/account-service.js';
 import { CallCommands } from './actors/call/call-commands.js';
+import type { ConferenceRooms } from './actors/interpreter/verbs/conference-rooms.js';
 import type { SmsService } from './actors/sms/sms-service.js';
 import { ClusterFigures, publishedFigures } from './actors/supervision/cluster-figures.js';
 import { LiveStream } from './actors/supervision/live-stream.js';
@@ -67,6 +68,8 @@ export interface RunningServer {
   readonly profiles: ProfileResolver;
   /** The SIP service (registrar, call legs), or null with SIP_ENABLED=false. */
   readonly sip: SipService | null;
+  /** This node's live conferences, or null with SIP_ENABLED=false. */
+  readonly conferences: ConferenceRooms | null;
   // --- Messaging ---
   readonly sms: SmsService;
   readonly smsStore: SmsStore;
@@ -129,6 +132,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       },
     });
     await streamRelay.subscribe((message) => liveStream.applyRemote(message));
+    let conferences: ConferenceRooms | null = null;
     const callRuntime = await composeVoice(
       config,
       logger,
@@ -143,6 +147,9 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         metrics,
         readiness,
         callObservers: [supervisor.observe, liveStream.observe],
+        onConferences: (rooms) => {
+          conferences = rooms;
+        },
       },
       lifecycle,
     );
@@ -183,6 +190,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       repositories,
       sip,
       callRuntime,
+      conferences,
       callCommands,
       sms,
       smsStore,
@@ -214,6 +222,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       recordings: recordingService,
       profiles: profileResolver,
       sip,
+      conferences,
       sms,
       smsStore,
       email,

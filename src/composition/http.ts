@@ -14,6 +14,7 @@ import type { Duplex } from 'node:stream';
 import type { AccountService } from '../actors/account/account-service.js';
 import type { CallCommands } from '../actors/call/call-commands.js';
 import type { CallRuntime } from '../actors/call/call-runtime.js';
+import type { ConferenceRooms } from '../actors/interpreter/verbs/conference-rooms.js';
 import type { SmsService } from '../actors/sms/sms-service.js';
 import type { ClusterFigures } from '../actors/supervision/cluster-figures.js';
 import type { LiveStream } from '../actors/supervision/live-stream.js';
@@ -95,6 +96,8 @@ export interface HttpParts {
   readonly repositories: Repositories;
   readonly sip: SipService | null;
   readonly callRuntime: CallRuntime | null;
+  /** This node's live conferences (null with SIP_ENABLED=false). */
+  readonly conferences?: ConferenceRooms | null;
   readonly callCommands: CallCommands | null;
   readonly sms: SmsService;
   readonly smsStore: SmsStore;
@@ -156,6 +159,8 @@ export function composeApp(config: Config, logger: Logger, publicUrl: string, pa
     checkGatewayProxy: sip ? (proxy: string) => sip.checkGatewayProxy(proxy) : undefined,
     snapshots,
     callRuntime,
+    conferenceStore: parts.repositories.conferences,
+    conferences: parts.conferences ?? null,
     callCommands,
     profiles,
     profileBodyLimit: config.http.profileBodyLimit,

@@ -17,6 +17,7 @@ import { PgApplicationStore } from '../store/postgres/application-repository.js'
 import { PgCallStore } from '../store/postgres/call-repository.js';
 import { PgCallerIdStore } from '../store/postgres/caller-id-repository.js';
 import { PgClientStore } from '../store/postgres/client-repository.js';
+import { PgConferenceStore } from '../store/postgres/conference-repository.js';
 import { type Db, ensureDatabase, migrate, openDb } from '../store/postgres/db.js';
 import { PgGatewayStore } from '../store/postgres/gateway-repository.js';
 import { PgNotificationStore } from '../store/postgres/notification-repository.js';
@@ -71,6 +72,7 @@ export interface Repositories {
   readonly notifications: PgNotificationStore;
   readonly notifier: Notifier;
   readonly recordings: PgRecordingStore;
+  readonly conferences: PgConferenceStore;
   readonly recordingStorage: LocalRecordingStorage;
   readonly recordingService: RecordingService;
   readonly gateways: PgGatewayStore;
@@ -101,6 +103,7 @@ export async function openRepositories(
   const notifications = new PgNotificationStore(db);
   const notifier = new Notifier(notifications, logger.child({ component: 'notifications' }), publicUrl);
   const recordings = new PgRecordingStore(db);
+  const conferences = new PgConferenceStore(db);
   const recordingStorage = new LocalRecordingStorage(config.recordings.dir);
   const recordingService = new RecordingService(recordings, recordingStorage);
   const gatewayBus = new RedisGatewayBus(redis, sub, keys.gatewayChannel);
@@ -127,6 +130,7 @@ export async function openRepositories(
     notifications,
     notifier,
     recordings,
+    conferences,
     recordingStorage,
     recordingService,
     gateways,

@@ -12,6 +12,11 @@ import type { CallObserver } from '../actors/call/call-observers.js';
 import type { CallRuntime } from '../actors/call/call-runtime.js';
 import { routeInbound } from '../actors/call/inbound-routing.js';
 import { MessagingBridge } from '../actors/call/messaging-bridge.js';
+import {
+  ConferenceEventBus,
+  statusCallbacks as conferenceCallbacks,
+  recordWriter,
+} from '../actors/conference/conference-observers.js';
 import { createInterpreterMachine } from '../actors/interpreter/interpreter.machine.js';
 import {
   type InterpreterServices,
@@ -90,6 +95,8 @@ export interface VoiceDeps {
   readonly readiness?: Readiness;
   /** Live views fed by every call event (the supervisor's). */
   readonly callObservers?: readonly CallObserver[];
+  /** Receives this node's conferences once composed (the REST API reads them). */
+  readonly onConferences?: (conferences: ConferenceRooms) => void;
 }
 
 /** Call admission, then (with SIP) the media engine, call runtime and interpreter; recovers this node's calls. */
@@ -137,12 +144,40 @@ export async function composeVoice(
     });
     const authTokenOf = async (sid: string) => (await accounts.get(sid))?.authToken ?? null;
     let interpreterMachine: ReturnType<typeof createInterpreterMachine> | null = null;
-    // This node's conference rooms: the Dial verb keeps them, the REST Mute response reads them.
-    const conferences = new ConferenceRooms();
+    // This node's conferences: the Dial verb enters them, the REST API reads and commands them, and
+    // their events go to the record writer and the status callbacks.
+    const conferenceEvents = new ConferenceEventBus(logger.child({ component: 'conferences' }));
+    conferenceEvents.subscribe(recordWriter(deps.repositories.conferences, logger));
+    conferenceEvents.subscribe(
+      conferenceCallbacks(async (accountSid, conferenceSid, url, method, params) => {
+        const authToken = await authTokenOf(accountSid);
+        if (authToken === null) return;
+        await webhooks.request({
+          url,
+          method,
+          params: Object.entries(params),
+          accountSid,
+          authToken,
+          context: { conferenceSid },
+        });
+      }, logger),
+    );
+    let muteCall: ((callSid: string, muted: boolean) => boolean) | null = null;
+    const conferences = new ConferenceRooms({
+      publish: conferenceEvents.publish,
+      muteCall: (callSid, muted) => muteCall?.(callSid, muted) ?? false,
+    });
+    deps.onConferences?.(conferences);
     // One media subscription fanned out per endpoint, for the calls, the Dialer and the interpreter.
     const mediaEvents = new MediaEventRouter(media);
     const { runtime, legs, inbound, recovery } = composeCalls({
-      observers: deps.callObservers ?? [],
+      // A call's own Mute (POST /Calls/{sid}) shows on its participant too.
+      observers: [
+        ...(deps.callObservers ?? []),
+        (e) => {
+          if (e.type === 'call.muted') conferences.callMuted(e.call.sid, e.muted);
+        },
+      ],
       sip: sipService.legs,
       media,
       mediaEvents,
@@ -246,10 +281,16 @@ export async function composeVoice(
       conferences,
     });
     callRuntime = runtime;
+    muteCall = (callSid, muted) => runtime.setMuted(callSid, muted);
     lifecycle.onClose(async () => {
+      // Conferences end with the node (their calls are released below); their records are written
+      // before the stores close.
+      conferences.stopAll();
       recovery.stop();
       inbound.stop();
       runtime.stop();
+      conferences.close();
+      await conferenceEvents.drain();
     });
     await recovery.start();
   }

@@ -6,6 +6,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { AccountService } from '../actors/account/account-service.js';
 import type { CallCommands } from '../actors/call/call-commands.js';
 import type { CallRuntime } from '../actors/call/call-runtime.js';
+import type { ConferenceRooms } from '../actors/interpreter/verbs/conference-rooms.js';
 import type { Logger } from '../logger.js';
 import type { Notifier } from '../notifications/notifier.js';
 import type { NumberProvider } from '../numbers/provider.js';
@@ -16,6 +17,7 @@ import type { ApplicationStore } from '../store/application-store.js';
 import type { CallStore } from '../store/call-store.js';
 import type { CallerIdStore } from '../store/caller-id-store.js';
 import type { ClientStore } from '../store/client-store.js';
+import type { ConferenceStore } from '../store/conference-store.js';
 import type { GatewayStore } from '../store/gateway-store.js';
 import type { NotificationStore } from '../store/notification-store.js';
 import type { NumberStore } from '../store/number-store.js';
@@ -41,6 +43,7 @@ import { applicationRoutes } from './routes/applications.js';
 import { availableNumberRoutes } from './routes/available-numbers.js';
 import { callRoutes } from './routes/calls.js';
 import { clientRoutes } from './routes/clients.js';
+import { conferenceRoutes } from './routes/conferences.js';
 import { emailRoutes } from './routes/email.js';
 import { gatewayRoutes } from './routes/gateways.js';
 import { incomingNumberRoutes } from './routes/incoming-numbers.js';
@@ -84,6 +87,10 @@ export interface AppDeps {
   readonly snapshots: SnapshotStore;
   /** The call runtime (null with SIP_ENABLED=false). */
   readonly callRuntime: CallRuntime | null;
+  /** Conference records (the REST list and get). */
+  readonly conferenceStore?: ConferenceStore;
+  /** This node's live conferences: participants and commands (null with SIP_ENABLED=false). */
+  readonly conferences?: ConferenceRooms | null;
   /** Live-call commands, here or forwarded to the call's node (null with SIP_ENABLED=false). */
   readonly callCommands: CallCommands | null;
   readonly profiles: ProfileStore;
@@ -116,6 +123,8 @@ export function createApp(deps: AppDeps): App {
   const routes = new RouteTable(deps.accounts);
   accountRoutes(routes, deps);
   callRoutes(routes, deps);
+  if (deps.conferenceStore)
+    conferenceRoutes(routes, { store: deps.conferenceStore, live: deps.conferences ?? null });
   applicationRoutes(routes, deps);
   clientRoutes(routes, deps);
   incomingNumberRoutes(routes, deps);

@@ -16,13 +16,38 @@ let owner: { sid: string; creds: Credentials };
 let child: { sid: string; creds: Credentials };
 let stranger: { sid: string; creds: Credentials };
 
+/** The participant's call of each conference fixture. */
+const participants = new Map<string, string>();
+
 /**
- * How to obtain a real resource of the owner for each path parameter. A route whose parameters are
+ * How to obtain a real resource of the owner for each path parameter (given those resolved before
+ * it in the same path). A route whose parameters are
  * not all listed here fails the suite (add a fixture when adding a route).
  */
 let callerIdFixtures = 0;
-const fixtures: Record<string, (acct: { sid: string; creds: Credentials }) => Promise<string>> = {
+const fixtures: Record<
+  string,
+  (acct: { sid: string; creds: Credentials }, earlier: Record<string, string>) => Promise<string>
+> = {
   accountSid: async (acct) => acct.sid,
+  // A live conference with one participant (its call is the callSid of the same path).
+  conferenceSid: async (acct) => {
+    const callSid = await fixtures.callSid!(acct, {});
+    const seat = ts.server.conferences!.enter({
+      accountSid: acct.sid,
+      friendlyName: `fixture-${callSid}`,
+      apiVersion: '2012-04-24',
+      callSid,
+      endpointId: callSid,
+      muted: false,
+      startConferenceOnEnter: true,
+      endConferenceOnExit: false,
+      maxParticipants: 10,
+      media: { leave: () => {}, setMuted: () => {}, play: () => {}, stopPlay: () => {} },
+    })!;
+    participants.set(seat.conferenceSid, callSid);
+    return seat.conferenceSid;
+  },
   applicationSid: async (acct) => {
     const res = await ts.request('POST', `${API}/Accounts/${acct.sid}/Applications.json`, {
       auth: acct.creds,
@@ -92,7 +117,9 @@ const fixtures: Record<string, (acct: { sid: string; creds: Credentials }) => Pr
     await ts.server.smsStore.insert(m);
     return m.sid;
   },
-  callSid: async (acct) => {
+  callSid: async (acct, earlier) => {
+    const inConference = earlier.conferenceSid && participants.get(earlier.conferenceSid);
+    if (inConference) return inConference;
     const sid = newSid(SidPrefix.Call);
     const now = new Date();
     await ts.server.stores.calls.insert({
@@ -199,10 +226,12 @@ describe('isolation matrix', () => {
     let checked = 0;
     for (const entry of scoped) {
       let path = entry.path;
+      const earlier: Record<string, string> = {};
       for (const param of entry.path.match(/:(\w+)/g) ?? []) {
         const make = fixtures[param.slice(1)];
         if (!make) throw new Error(`no fixture for ${param}`);
-        path = path.replace(param, await make(owner));
+        earlier[param.slice(1)] = await make(owner, earlier);
+        path = path.replace(param, earlier[param.slice(1)]!);
       }
       for (const method of entry.methods) {
         for (const intruder of [stranger, child]) {
@@ -229,8 +258,11 @@ describe('isolation matrix', () => {
     );
     for (const entry of scoped) {
       let path = entry.path;
-      for (const param of entry.path.match(/:(\w+)/g) ?? [])
-        path = path.replace(param, await fixtures[param.slice(1)]!(owner));
+      const earlier: Record<string, string> = {};
+      for (const param of entry.path.match(/:(\w+)/g) ?? []) {
+        earlier[param.slice(1)] = await fixtures[param.slice(1)]!(owner, earlier);
+        path = path.replace(param, earlier[param.slice(1)]!);
+      }
       const res = await ts.request('GET', `${path}.json`, { auth: owner.creds });
       // Gateways are the Super Admin's to manage and the node's supervision the Super Admin's to see
       // (docs/decisions.md): the owner sees 403, not 404.

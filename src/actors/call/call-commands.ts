@@ -32,6 +32,9 @@ export interface CommandFields {
 
 export interface CommandView {
   readonly room: string | null;
+  /** The conference the call is a participant of, and whether it is held there. */
+  readonly conferenceSid?: string | null;
+  readonly hold?: boolean;
   readonly muted: boolean;
   readonly startConferenceOnEnter: boolean;
   readonly endConferenceOnEnter: boolean;

@@ -12,7 +12,7 @@ import type { MediaEvent, MediaPort } from '../../media/port.js';
 import { parseCallTarget, persistedDialog, type SipEvent, TargetError } from '../../sip/port.js';
 import { type CallClaim, type CallRecord, CallStatus, type CallStore } from '../../store/call-store.js';
 import type { HttpMethod } from '../../webhooks/index.js';
-import type { ParticipantFlags } from '../interpreter/verbs/conference-rooms.js';
+import type { ParticipantView } from '../interpreter/verbs/conference-rooms.js';
 import { ActorRegistry } from '../runtime.js';
 import type { CallMachine, CallSnapshot } from './call.machine.js';
 import { statusOf } from './call.machine.js';
@@ -43,7 +43,7 @@ export interface CallRuntimeDeps {
   /** This node's claim on its live calls lasts this long unrenewed (CALL_LEASE_SECONDS). */
   readonly callLeaseMs: number;
   /** The conference attributes a leg's endpoint joined with (`<Conference>`), when it is in a room. */
-  readonly conferenceFlagsOf?: (endpointId: string) => ParticipantFlags | null;
+  readonly conferenceFlagsOf?: (endpointId: string) => ParticipantView | null;
   /** Stops what runs the calls (shutdown). */
   readonly stopApps: () => void;
   readonly logger: Logger;
@@ -191,6 +191,8 @@ export class CallRuntime {
     const flags = this.deps.conferenceFlagsOf?.(sid) ?? null;
     return {
       room: c.room,
+      conferenceSid: flags?.conferenceSid ?? null,
+      hold: flags?.hold ?? false,
       muted: c.muted,
       // Twilio's defaults outside a conference.
       startConferenceOnEnter: flags?.startsConference ?? true,

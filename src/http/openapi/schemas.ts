@@ -9,6 +9,7 @@ import { SidPrefix } from '../../ids.js';
 import { ACCOUNT_STATUSES, ROLES } from '../../store/account-store.js';
 import { APPLICATION_KINDS } from '../../store/application-store.js';
 import { CALL_STATUSES, CallDirection } from '../../store/call-store.js';
+import { CONFERENCE_STATUSES } from '../../store/conference-store.js';
 import { SmsDirection, SmsStatus } from '../../store/sms-store.js';
 import { snakeCase } from '../render.js';
 import { ACCOUNT_SUBRESOURCES } from '../serializers/account.js';
@@ -168,6 +169,31 @@ export const SCHEMAS = {
     StartConferenceOnEnter: optional(bool),
     EndConferenceOnEnter: optional(bool),
     SubresourceUris: nested({ Notifications: path, Recordings: path }),
+  }),
+  Conference: object({
+    Sid: sid(SidPrefix.Conference),
+    ...stamps,
+    AccountSid: sid(SidPrefix.Account),
+    Status: oneOf(CONFERENCE_STATUSES),
+    ApiVersion: str,
+    FriendlyName: str,
+    ReasonConferenceEnded: nullable(str),
+    CallSidEndingConference: nullable(sid(SidPrefix.Call)),
+    Uri: path,
+    SubresourceUris: nested({ Participants: path }),
+  }),
+  Participant: object({
+    Sid: sid(SidPrefix.Call),
+    CallSid: sid(SidPrefix.Call),
+    ConferenceSid: sid(SidPrefix.Conference),
+    AccountSid: sid(SidPrefix.Account),
+    ...stamps,
+    Muted: bool,
+    Hold: bool,
+    StartConferenceOnEnter: bool,
+    EndConferenceOnExit: bool,
+    Status: oneOf(['queued', 'connected']),
+    Uri: path,
   }),
   Recording: object({
     Sid: sid(SidPrefix.Recording),

@@ -12,7 +12,6 @@ import type { CallRuntime, OutboundCallRequest } from '../../actors/call/call-ru
 import { parseProgressEvents } from '../../actors/call/status-callbacks.js';
 import { parseFilterDate } from '../../dates.js';
 import { AppError } from '../../errors.js';
-import { conferenceSid } from '../../ids.js';
 import { AddressKind } from '../../numbers/address.js';
 import { CALL_STATUSES, type CallStore, TERMINAL_CALL_STATUSES } from '../../store/call-store.js';
 import type { CallerIdStore } from '../../store/caller-id-store.js';
@@ -55,15 +54,14 @@ function runtimeOf(deps: CallRouteDeps): CallRuntime {
 
 /**
  * Members added to the call when Mute was given (spec §Calls: the response carries ConferenceSid,
- * Muted, Hold, StartConferenceOnEnter, EndConferenceOnEnter; decisions.md).
+ * Muted, Hold, StartConferenceOnEnter, EndConferenceOnEnter; decisions.md). ConferenceSid is the
+ * conference the call is mixed in (null while it waits for the start, or outside any).
  */
-function modificationExtras(live: CommandView | null, accountSid: string) {
+function modificationExtras(live: CommandView | null) {
   return {
-    ConferenceSid: live?.room
-      ? conferenceSid(live.room.startsWith(`${accountSid}:`) ? live.room : `${accountSid}:${live.room}`)
-      : null,
+    ConferenceSid: live?.room ? (live.conferenceSid ?? null) : null,
     Muted: live?.muted ?? false,
-    Hold: false,
+    Hold: live?.hold ?? false,
     StartConferenceOnEnter: live?.startConferenceOnEnter ?? true,
     EndConferenceOnEnter: live?.endConferenceOnEnter ?? false,
   };
@@ -263,7 +261,7 @@ export function callRoutes(routes: RouteTable, deps: CallRouteDeps): void {
         res,
         format,
         'Call',
-        callDto(after, format, mute === undefined ? {} : modificationExtras(answer.view, account.sid)),
+        callDto(after, format, mute === undefined ? {} : modificationExtras(answer.view)),
       );
     },
   });

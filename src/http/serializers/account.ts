@@ -14,6 +14,7 @@ export const ACCOUNT_SUBRESOURCES: ReadonlyArray<[string, string]> = [
   ['AvailablePhoneNumbers', 'AvailablePhoneNumbers'],
   ['Calls', 'Calls'],
   ['Clients', 'Clients'],
+  ['Conferences', 'Conferences'],
   ['IncomingPhoneNumbers', 'IncomingPhoneNumbers'],
   ['Notifications', 'Notifications'],
   ['OutgoingCallerIds', 'OutgoingCallerIds'],

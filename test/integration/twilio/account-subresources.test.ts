@@ -38,6 +38,7 @@ describe('Account SubresourceUris', () => {
       'available_phone_numbers',
       'calls',
       'clients',
+      'conferences',
       'incoming_phone_numbers',
       'notifications',
       'outgoing_caller_ids',
@@ -53,7 +54,7 @@ describe('Account SubresourceUris', () => {
     const acct = await ts.request('GET', `${API}/Accounts/${owner.sid}`, { auth: owner.creds });
     const doc = new XMLParser().parse(acct.text);
     const uris = doc.ServiceResponse.Account.SubresourceUris as Record<string, string>;
-    expect(Object.keys(uris)).toHaveLength(9);
+    expect(Object.keys(uris)).toHaveLength(10);
     const statuses = await followAll(uris);
     for (const [name, status] of Object.entries(statuses))
       expect({ name, status }).toEqual({ name, status: 200 });

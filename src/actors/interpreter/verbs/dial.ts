@@ -3,8 +3,10 @@
  * Nouns Number, Client and Sip (or bare text as a number) go to the `Dialer`, which rings them in
  * parallel, bridges the first to answer and resolves when the bridge is over. `<Conference>` joins the
  * call's endpoint to a media mixer room scoped by account (`AC…:name`) until it leaves the room;
- * `ConferenceRooms` keeps startConferenceOnEnter (the others wait outside the mixer, hearing waitUrl),
- * endConferenceOnEnter (its leaving ends the room for all) and maxParticipants (beyond: `failed`).
+ * `ConferenceRooms` holds the room's conference actor: startConferenceOnEnter (the others wait outside
+ * the mixer, hearing waitUrl), endConferenceOnEnter (its leaving ends the room for all),
+ * maxParticipants (beyond: `failed`), REST mute/hold/announce, and kicks and conference ends, after
+ * which the `<Dial>` continues (its action, else the next verb) as in Twilio.
  *
  * Outcome: with `action`, request it with DialCallStatus, DialCallSid, DialCallDuration (plus
  * DialSipResponseCode and RecordingUrl/RecordingSid/RecordingDuration when known); without, continue
@@ -12,6 +14,7 @@
  * which ends the legs it started, or leaves the conference.
  */
 import { fromPromise } from 'xstate';
+import { CONFERENCE_CALLBACK_EVENTS, type ConferenceCallback } from '../../conference/conference.types.js';
 import type { VerbInput, VerbOutcome } from '../interpreter.types.js';
 import {
   type ClientAttrs,
@@ -78,8 +81,9 @@ export function dialParams(outcome: DialOutcome): Array<readonly [string, string
 }
 
 /**
- * Until the room has started (`startConferenceOnEnter`): waits outside the mixer, hearing `waitUrl`
- * looped (else silence). Resolves false when the endpoint went away first.
+ * Until the conference has started (`startConferenceOnEnter`): waits outside the mixer, hearing
+ * `waitUrl` looped (else silence). `started` when it may join; `dismissed` when it leaves without
+ * joining (kicked, the conference ended); `gone` when the endpoint went away first.
  */
 async function waitForStart(
   services: InterpreterServices,
@@ -87,31 +91,40 @@ async function waitForStart(
   signal: AbortSignal,
   seat: Seat,
   waitUrl: string | null,
-): Promise<boolean> {
+): Promise<'started' | 'dismissed' | 'gone'> {
   const endpointId = input.call.endpointId;
   if (waitUrl !== null) {
     services.media.play(endpointId, `${input.opId}:wait`, { kind: 'url', url: waitUrl }, { loop: 0 });
   }
   try {
-    return await new Promise<boolean>((resolve, reject) => {
+    return await new Promise<'started' | 'dismissed' | 'gone'>((resolve, reject) => {
       const off = services.mediaEvents.on(endpointId, (e) => {
-        if (e.type === 'media.endpointLost' || e.type === 'media.released') done(false);
+        if (e.type === 'media.endpointLost' || e.type === 'media.released') done('gone');
       });
       const onAbort = () => {
         off();
         reject(aborted(signal));
       };
-      const done = (started: boolean) => {
+      const done = (how: 'started' | 'dismissed' | 'gone') => {
         off();
         signal.removeEventListener('abort', onAbort);
-        resolve(started);
+        resolve(how);
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      void seat.started.then(() => done(true));
+      void seat.started.then((started) => done(started ? 'started' : 'dismissed'));
     });
   } finally {
     if (waitUrl !== null) services.media.stop(endpointId);
   }
+}
+
+/** `<Conference statusCallback…>`: Twilio's default events are start and end. */
+function conferenceCallback(a: Attrs<ConferenceAttrs>, documentUrl: string): ConferenceCallback | null {
+  const url = a.statusCallback === null ? null : resolveUrl(a.statusCallback, documentUrl);
+  if (url === null) return null;
+  const named = (a.statusCallbackEvent ?? 'start end').split(/[\s,]+/);
+  const events = CONFERENCE_CALLBACK_EVENTS.filter((e) => named.includes(e));
+  return { url, method: a.statusCallbackMethod, events };
 }
 
 async function joinConference(
@@ -126,31 +139,48 @@ async function joinConference(
   const name = `${input.call.accountSid}:${room.text ?? ''}`;
   const waitUrl = a.waitUrl === null ? null : resolveUrl(a.waitUrl, input.documentUrl);
   const joinedAt = Date.now();
-  const seat = rooms.enter(name, endpointId, {
-    startsConference: a.startConferenceOnEnter,
-    endsConference: a.endConferenceOnEnter,
+  let plays = 0;
+  const seat = rooms.enter({
+    accountSid: input.call.accountSid,
+    friendlyName: room.text ?? '',
+    apiVersion: input.call.apiVersion,
+    callSid: input.call.callSid,
+    endpointId,
+    muted: a.muted,
+    startConferenceOnEnter: a.startConferenceOnEnter,
+    endConferenceOnExit: a.endConferenceOnEnter,
     maxParticipants: a.maxParticipants,
-    leave: () => services.media.conferenceLeave(endpointId),
+    statusCallback: conferenceCallback(a, input.documentUrl),
+    media: {
+      leave: () => services.media.conferenceLeave(endpointId),
+      setMuted: (muted) => services.media.setMuted(endpointId, muted),
+      play: (source, loop) =>
+        services.media.play(endpointId, `${input.opId}:conf:${plays++}`, source, { loop }),
+      stopPlay: () => services.media.stop(endpointId),
+    },
   });
   if (!seat) return { status: 'failed', dialCallSid: null, durationSeconds: 0 };
   const onAbort = () => services.media.conferenceLeave(endpointId);
   try {
-    if (!(await waitForStart(services, input, signal, seat, waitUrl))) return null;
-    signal.addEventListener('abort', onAbort, { once: true });
-    const left = await awaitMedia(
-      services,
-      endpointId,
-      signal,
-      () =>
-        services.media.conferenceJoin(endpointId, {
-          room: name,
-          muted: a.muted,
-          beep: a.beep !== 'false',
-          ...(waitUrl === null ? {} : { waitMusic: { kind: 'url', url: waitUrl } }),
-        }),
-      (e) => (e.type === 'media.conferenceLeft' ? e : null),
-    );
-    if (left === null) return null;
+    const how = await waitForStart(services, input, signal, seat, waitUrl);
+    if (how === 'gone') return null;
+    if (how === 'started') {
+      signal.addEventListener('abort', onAbort, { once: true });
+      const left = await awaitMedia(
+        services,
+        endpointId,
+        signal,
+        () =>
+          services.media.conferenceJoin(endpointId, {
+            room: name,
+            muted: a.muted,
+            beep: a.beep !== 'false',
+            ...(waitUrl === null ? {} : { waitMusic: { kind: 'url', url: waitUrl } }),
+          }),
+        (e) => (e.type === 'media.conferenceLeft' ? e : null),
+      );
+      if (left === null) return null;
+    }
   } finally {
     signal.removeEventListener('abort', onAbort);
     seat.exit();

@@ -100,6 +100,16 @@ export const conferenceAttrs = {
   waitUrl: Common.url,
   waitMethod: Common.method,
   maxParticipants: { type: 'integer', default: 250, min: 2, max: 250 },
+  /** Conference status callbacks (Twilio); the first participant to give one sets it for the room. */
+  statusCallback: Common.url,
+  statusCallbackMethod: Common.method,
+  /** Space-separated among start end join leave mute hold; default `start end`. */
+  statusCallbackEvent: {
+    type: 'string',
+    default: null,
+    pattern: /^\s*(?:(?:start|end|join|leave|mute|hold|modify|speaker|announcement)(?:[\s,]+|$))+$/,
+    maxLength: 200,
+  },
 } as const;
 export type ConferenceAttrs = AttrsOf<typeof conferenceAttrs>;
 export const conference: VerbSchema = {

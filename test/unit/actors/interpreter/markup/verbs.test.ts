@@ -270,13 +270,16 @@ describe('Dial', () => {
         waitUrl: null,
         waitMethod: 'POST',
         maxParticipants: 250,
+        statusCallback: null,
+        statusCallbackMethod: 'POST',
+        statusCallbackEvent: null,
       },
       children: [],
       text: 'room1',
     });
     expect(
       one(
-        '<Dial><Conference muted="true" beep="onEnter" startConferenceOnEnter="false" endConferenceOnEnter="true" waitUrl="/hold" maxParticipants="3">r</Conference></Dial>',
+        '<Dial><Conference muted="true" beep="onEnter" startConferenceOnEnter="false" endConferenceOnEnter="true" waitUrl="/hold" maxParticipants="3" statusCallback="/cb" statusCallbackMethod="GET" statusCallbackEvent="start join mute">r</Conference></Dial>',
       ).node?.children[0]?.attrs,
     ).toEqual({
       muted: true,
@@ -286,6 +289,9 @@ describe('Dial', () => {
       waitUrl: '/hold',
       waitMethod: 'POST',
       maxParticipants: 3,
+      statusCallback: '/cb',
+      statusCallbackMethod: 'GET',
+      statusCallbackEvent: 'start join mute',
     });
   });
   it('invalid nouns are skipped; a Dial left with nothing to dial is skipped', () => {
