@@ -17,6 +17,7 @@ import { Lifecycle } from './composition/lifecycle.js';
 import { composeMessaging, startMessaging } from './composition/messaging.js';
 import { composeObservability } from './composition/observability.js';
 import { connectStores, openRepositories } from './composition/stores.js';
+import { composeUssd } from './composition/ussd.js';
 import { composeVoice, startSip } from './composition/voice.js';
 import { createWebhooks } from './composition/webhooks.js';
 import type { Config } from './config.js';
@@ -137,6 +138,13 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       lifecycle,
     );
 
+    const ussd = composeUssd(
+      config,
+      logger,
+      { sip, repositories, accounts, webhooks, observers: [supervisor.observe, liveStream.observe] },
+      lifecycle,
+    );
+
     const { sms, smsStore, email, smppLink } = messaging;
     const observability = composeObservability(config, { connections, sip, messaging, metrics, readiness });
     // Each node publishes its supervisor figures so any node can answer for the cluster.
@@ -161,6 +169,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       supervisor,
       cluster,
       liveStream,
+      ussd,
     });
     http.serve(app);
     logger.info({ url, publicUrl }, 'switchboard listening');

@@ -3,8 +3,9 @@
  * root gives the machine through `setup({ actions, actors })` (`createUssdMachine(effects)`), and that
  * unit tests replace with fakes. Commands never throw; their outcomes come back as SIP events.
  */
-import type { UssdReply } from './ussd-markup.js';
+
 import type { UssdContext, UssdFetch } from './ussd.types.js';
+import type { UssdReply } from './ussd-markup.js';
 
 /** A fetched markup document, read as one USSD step; `ok: false` was reported as Notifications. */
 export type UssdFetchOutcome =

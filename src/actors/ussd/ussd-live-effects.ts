@@ -7,10 +7,10 @@ import type { PlaceCall, SipPort } from '../../sip/port.js';
 import { MAX_DIAGNOSTIC_NOTIFICATIONS } from '../interpreter/interpreter.types.js';
 import { callStatusParam, requestParams } from '../interpreter/params.js';
 import type { MarkupFetcher, MarkupRequest } from '../interpreter/services.js';
+import type { UssdContext } from './ussd.types.js';
 import { USSD_CONTENT_TYPE } from './ussd-body.js';
 import type { UssdEffects, UssdFetchOutcome } from './ussd-effects.js';
 import { readUssdMarkup, USSD_TOO_LONG_CODE } from './ussd-markup.js';
-import type { UssdContext } from './ussd.types.js';
 
 export interface LiveUssdEffectsDeps {
   readonly sip: Pick<SipPort, 'sendProvisional' | 'answer' | 'sendInfo' | 'hangUp' | 'placeCall' | 'reject'>;

@@ -69,7 +69,9 @@ export async function routeUssd(invite: InboundInvite, deps: UssdRoutingDeps): P
     url,
     method: app ? 'POST' : number.ussdMethod,
     fallback:
-      !app && number.ussdFallbackUrl ? { url: number.ussdFallbackUrl, method: number.ussdFallbackMethod } : null,
+      !app && number.ussdFallbackUrl
+        ? { url: number.ussdFallbackUrl, method: number.ussdFallbackMethod }
+        : null,
     apiVersion: app?.apiVersion ?? number.apiVersion,
   };
 }

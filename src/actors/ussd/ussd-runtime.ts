@@ -12,14 +12,14 @@ import { newSid, SidPrefix } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import type { NotifyInput } from '../../notifications/notifier.js';
 import type { InboundInvite, SipEvent, SipPort } from '../../sip/port.js';
-import { type CallRecord, type CallStore, CallStatus } from '../../store/call-store.js';
+import { type CallRecord, CallStatus, type CallStore } from '../../store/call-store.js';
 import type { HttpMethod } from '../../webhooks/index.js';
 import type { CallObserver } from '../call/call-observers.js';
 import { answeredSeconds, newRecord } from '../call/records.js';
-import { isUssdContentType } from './ussd-body.js';
 import type { UssdMachine } from './ussd.machine.js';
-import type { UssdRoute } from './ussd-routing.js';
 import type { UssdEmitted, UssdEvent, UssdInput } from './ussd.types.js';
+import { isUssdContentType } from './ussd-body.js';
+import type { UssdRoute } from './ussd-routing.js';
 import { callViewOf } from './ussd-view.js';
 
 export interface UssdRuntimeDeps {

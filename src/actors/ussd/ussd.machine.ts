@@ -32,10 +32,7 @@ const ended = (status: (typeof S)[keyof typeof S]) => ({
   type: 'final' as const,
 });
 
-const ON_GONE = [
-  { guard: 'wasAnswered', target: '#ussd.completed' },
-  { target: '#ussd.canceled' },
-] as const;
+const ON_GONE = [{ guard: 'wasAnswered', target: '#ussd.completed' }, { target: '#ussd.canceled' }] as const;
 
 export function createUssdMachine(effects: UssdEffects) {
   return ussdSetup(effects).createMachine({

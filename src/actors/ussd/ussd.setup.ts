@@ -6,9 +6,9 @@
 import { assign, emit, fromPromise, setup } from 'xstate';
 import type { CallStatus } from '../../store/call-store.js';
 import { resolveUrl } from '../interpreter/params.js';
+import type { UssdContext, UssdEmitted, UssdEvent, UssdFetch, UssdInput } from './ussd.types.js';
 import { formatUssdData, parseUssdData, UssdMessageType } from './ussd-body.js';
 import type { UssdEffects, UssdFetchOutcome } from './ussd-effects.js';
-import type { UssdContext, UssdEmitted, UssdEvent, UssdFetch, UssdInput } from './ussd.types.js';
 
 /** How long a session waits for the handset's (or the gateway's) next message. */
 export const USSD_IDLE_TIMEOUT_MS = 120_000;
@@ -92,7 +92,8 @@ export function ussdSetup(effects: UssdEffects) {
         pending: ({ context, event }): UssdFetch => {
           const collect = context.reply?.collect;
           const text = infoOf(event)?.text ?? '';
-          const url = (collect?.action && resolveUrl(collect.action, context.documentUrl)) || context.documentUrl;
+          const url =
+            (collect?.action && resolveUrl(collect.action, context.documentUrl)) || context.documentUrl;
           return {
             url: url ?? context.pending.url,
             method: collect?.method ?? 'POST',
