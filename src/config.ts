@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MediaSettings } from './media/settings.js';
-import { formatSipAddress, SipUriError } from './sip/sip-uri.js';
+import { formatSipAddress, parseHostOrSipUri, SipUriError } from './sip/sip-uri.js';
 import { parseSmppUrl } from './smpp/url.js';
 
 export interface Config {
@@ -72,6 +72,15 @@ export interface Config {
     readonly gatewayLeaseMs: number;
   };
   readonly media: MediaSettings;
+  /**
+   * USSD push (docs/ussd.md): the USSD gateway's SIP address (USSD_GATEWAY_URI, host[:port] or a
+   * sip: URI) and the digest credentials it may ask for; null: pushes are refused (503).
+   */
+  readonly ussd: {
+    readonly gatewayUri: string | null;
+    readonly gatewayUser: string | null;
+    readonly gatewayPassword: string | null;
+  };
   readonly recordings: { readonly dir: string };
   readonly numbers: {
     /** Local number pool of the built-in number provider: comma-separated E.164 ranges/prefixes. */
@@ -229,6 +238,11 @@ export function loadConfig(env: Env = process.env): Config {
       cacheMaxBytes: int(env, 'MEDIA_CACHE_MAX_BYTES', 512 * 1024 * 1024, 1024 * 1024),
       maxDownloadBytes: int(env, 'MEDIA_MAX_DOWNLOAD_BYTES', 50 * 1024 * 1024, 1024),
     },
+    ussd: {
+      gatewayUri: optional(env, 'USSD_GATEWAY_URI') ?? null,
+      gatewayUser: optional(env, 'USSD_GATEWAY_USER') ?? null,
+      gatewayPassword: optional(env, 'USSD_GATEWAY_PASSWORD') ?? null,
+    },
     recordings: { dir: str(env, 'RECORDINGS_DIR', join(process.cwd(), '.data', 'recordings')) },
     numbers: { pool: list(env, 'NUMBER_POOL'), callerIdPolicy: callerIdPolicy(env) },
     smpp: { urls: list(env, 'SMPP_URL'), leaseMs: int(env, 'SMS_LEASE_MS', 10_000, 500, 600_000) },
@@ -261,6 +275,14 @@ export function loadConfig(env: Env = process.env): Config {
   } catch (e) {
     if (!(e instanceof SipUriError)) throw e;
     throw new ConfigError(`SIP_PUBLIC_ADDRESS must be a host name or an IP address (${e.reason})`);
+  }
+  if (config.ussd.gatewayUri !== null) {
+    try {
+      parseHostOrSipUri(config.ussd.gatewayUri);
+    } catch (e) {
+      if (!(e instanceof SipUriError)) throw e;
+      throw new ConfigError(`USSD_GATEWAY_URI must be host[:port] or a sip: URI (${e.reason})`);
+    }
   }
   if (config.media.rtpPortMin > config.media.rtpPortMax) {
     throw new ConfigError('RTP_PORT_MIN must not be greater than RTP_PORT_MAX');

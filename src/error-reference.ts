@@ -51,7 +51,13 @@ const webhookFailed = 'A markup or callback request failed; the response body is
 
 /** ErrorCode values of Notifications (`/Notifications`, `/Calls/{sid}/Notifications`). */
 export const NOTIFICATION_CODES: readonly NotificationCode[] = [
-  ...[11100, 11200, 11205, 11210, 11215].map((code) => ({ code, when: webhookFailed })),
+  ...[11100, 11200, 11205, 11210, 11215].map((code) => ({
+    code,
+    when:
+      code === 11100
+        ? `${webhookFailed} Also: a USSD message was longer than 182 characters (80 outside English) and was replaced by an error text (docs/ussd.md).`
+        : webhookFailed,
+  })),
   { code: 11750, when: 'The markup response body is over 1 MiB.' },
   { code: 12003, when: 'Inbound SMS to a number without a valid SMS URL.' },
   {

@@ -19,6 +19,7 @@ import { Lifecycle } from './composition/lifecycle.js';
 import { composeMessaging, startMessaging } from './composition/messaging.js';
 import { composeObservability } from './composition/observability.js';
 import { connectStores, openRepositories } from './composition/stores.js';
+import { composeUssd } from './composition/ussd.js';
 import { composeVoice, startSip } from './composition/voice.js';
 import { createWebhooks } from './composition/webhooks.js';
 import type { Config } from './config.js';
@@ -154,6 +155,13 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       lifecycle,
     );
 
+    const ussd = composeUssd(
+      config,
+      logger,
+      { sip, repositories, accounts, webhooks, observers: [supervisor.observe, liveStream.observe] },
+      lifecycle,
+    );
+
     // REST commands on a call reach the node that runs it, from any node.
     let callCommands: CallCommands | null = null;
     if (callRuntime) {
@@ -199,6 +207,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       supervisor,
       cluster,
       liveStream,
+      ussd,
     });
     http.serve(app);
     logger.info({ url, publicUrl }, 'switchboard listening');

@@ -19,6 +19,7 @@ import type { SmsService } from '../actors/sms/sms-service.js';
 import type { ClusterFigures } from '../actors/supervision/cluster-figures.js';
 import type { LiveStream } from '../actors/supervision/live-stream.js';
 import type { SupervisorView } from '../actors/supervision/supervisor-view.js';
+import type { UssdRuntime } from '../actors/ussd/ussd-runtime.js';
 import type { Config } from '../config.js';
 import type { EmailService } from '../email/email-service.js';
 import { type App, createApp } from '../http/app.js';
@@ -108,6 +109,8 @@ export interface HttpParts {
   readonly cluster: ClusterFigures | null;
   /** The supervisor's live stream (WebSocket on this port). */
   readonly liveStream?: LiveStream;
+  /** USSD sessions (null with SIP_ENABLED=false). */
+  readonly ussd?: UssdRuntime | null;
 }
 
 /** The package version (the same file from src/ and from dist/). */
@@ -178,6 +181,7 @@ export function composeApp(config: Config, logger: Logger, publicUrl: string, pa
       smsMetrics: () => sms.metrics(),
       cluster,
     },
+    ussd: { ussd: parts.ussd ?? null, gatewayConfigured: config.ussd.gatewayUri !== null },
     ...(parts.liveStream
       ? {
           supervisorStream: {

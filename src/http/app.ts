@@ -59,6 +59,7 @@ import {
   SupervisorStreamServer,
   supervisorTicketRoutes,
 } from './routes/supervisor-stream.js';
+import { type UssdRouteDeps, ussdRoutes } from './routes/ussd.js';
 import { twilioSurface } from './twilio/surface.js';
 import { API_ROOT } from './uris.js';
 
@@ -106,6 +107,8 @@ export interface AppDeps {
   readonly supervisor?: SupervisorSources;
   /** The supervisor's live stream (WebSocket upgrades) and its tickets. */
   readonly supervisorStream?: SupervisorStreamDeps;
+  /** USSD push (routes registered when given). */
+  readonly ussd?: Omit<UssdRouteDeps, 'publicUrl'>;
 }
 
 export interface App {
@@ -138,6 +141,7 @@ export function createApp(deps: AppDeps): App {
   if (deps.sms && deps.smsStore)
     smsRoutes(routes, { sms: deps.sms, smsStore: deps.smsStore, publicUrl: deps.publicUrl });
   if (deps.email) emailRoutes(routes, { email: deps.email });
+  if (deps.ussd) ussdRoutes(routes, { ...deps.ussd, publicUrl: deps.publicUrl });
   if (deps.supervisor) supervisorRoutes(routes, { supervisor: deps.supervisor, accounts: deps.accounts });
   if (deps.supervisorStream) supervisorTicketRoutes(routes, deps.supervisorStream);
   const stream = deps.supervisorStream ? new SupervisorStreamServer(deps.supervisorStream) : null;

@@ -30,13 +30,14 @@ export const AddressKind = {
   Digits: 'digits',
   Client: 'client',
   Sip: 'sip',
+  UssdCode: 'ussd',
 } as const;
 export type AddressKind = (typeof AddressKind)[keyof typeof AddressKind];
 
 /** A parsed address; `text` is the value as given. */
 export type Address =
   | { readonly kind: 'e164'; readonly text: string; readonly countryCode: string }
-  | { readonly kind: 'shortcode' | 'digits'; readonly text: string }
+  | { readonly kind: 'shortcode' | 'digits' | 'ussd'; readonly text: string }
   | {
       readonly kind: 'client';
       readonly text: string;
@@ -53,6 +54,12 @@ export class AddressError extends Error {
 const E164_SHAPE = /^\+[1-9]\d{1,14}$/;
 const DIGITS = /^\d{1,20}$/;
 const SHORT_CODE = /^\d{3,8}$/;
+/**
+ * A USSD service code (3GPP TS 22.030 §6.5): `*` or `#` led, digit groups separated by `*`, ended
+ * by `#` (`*777#`, `*777*3#`, `#123#`); at most 32 characters. Not a phone number: hosted as written.
+ */
+const USSD_CODE = /^(?:\*|#|\*#|##|\*\*)\d+(?:\*\d*)*#$/;
+const USSD_CODE_MAX = 32;
 /** RFC 2396 userinfo, as a Client Login must be (spec §Clients). */
 const CLIENT_NAME_RE = /^(?:[A-Za-z0-9\-_.!~*'();:&=+$,]|%[0-9A-Fa-f]{2})+$/;
 const CLIENT_NAME_MAX = 128;
@@ -68,6 +75,7 @@ const FORM_WORDS: Record<AddressKind, string> = {
   e164: 'an E.164 number (+15551234567)',
   shortcode: 'a short code (3 to 8 digits)',
   digits: 'digits',
+  ussd: 'a USSD code (*777#)',
   client: 'client:<name>',
   sip: 'a sip: URI',
 };
@@ -91,6 +99,11 @@ const countryCodes = new Map<string, string | null>();
 /** True for a canonical E.164 number with a country code that exists. */
 export function isE164(value: string): boolean {
   return e164CountryCode(value) !== null;
+}
+
+/** True for a USSD service code such as `*777#` or `*777*3#`. */
+export function isUssdCode(value: string): boolean {
+  return value.length <= USSD_CODE_MAX && USSD_CODE.test(value);
 }
 
 /** True for a short code: 3 to 8 digits. */
@@ -241,6 +254,7 @@ function classify(field: string, value: string): Address | null {
       `${field} ${quoted(value)} is not a valid E.164 number; URL-encode '+' as %2B (curl --data-urlencode)`,
     );
   }
+  if (isUssdCode(value)) return { kind: 'ussd', text: value };
   if (SHORT_CODE.test(value)) return { kind: 'shortcode', text: value };
   if (DIGITS.test(value)) return { kind: 'digits', text: value };
   return null;

@@ -29,6 +29,7 @@ import {
 } from './message.js';
 import {
   type InboundInvite,
+  type MessageBody,
   type OutboundMessage,
   type Party,
   type PlaceCall,
@@ -63,6 +64,8 @@ interface Leg {
   invite?: SipRequest;
   ok?: SipResponse;
   byeAfterAck?: boolean;
+  /** The body of that BYE (a USSD session's last message). */
+  byeBody?: MessageBody | undefined;
   // UAC
   client?: ClientRequest;
   call?: PlaceCall;
@@ -106,6 +109,8 @@ export class SipLegs implements SipPort {
   private readonly recent = new Map<string, string>();
   private readonly listeners = new Set<(e: SipEvent) => void>();
   private inviteHandler: InviteHandler | null = null;
+  /** New INVITEs whose body is of a media type that is not a voice call (USSD), by that type. */
+  private readonly inviteHandlersByType = new Map<string, InviteHandler>();
   private messageHandler:
     | ((m: {
         from: Party;
@@ -133,6 +138,14 @@ export class SipLegs implements SipPort {
   /** The one handler for new inbound legs (the call layer). Without one, INVITEs get 480. */
   onInvite(handler: InviteHandler): void {
     this.inviteHandler = handler;
+  }
+
+  /**
+   * The handler for new INVITEs whose body has Content-Type `contentType` (lower case, without
+   * parameters): a session that is not a voice call (USSD, 3GPP TS 24.390) goes to its own runtime.
+   */
+  onInviteWithBody(contentType: string, handler: InviteHandler): void {
+    this.inviteHandlersByType.set(contentType.toLowerCase(), handler);
   }
 
   /** Handler for MESSAGE outside a dialog; returns the status to answer. Without one: 404. */
@@ -245,7 +258,7 @@ export class SipLegs implements SipPort {
         contact: [{ uri: contact, params: {} }],
         ...(call.route?.length ? { route: call.route.map((uri) => ({ uri, params: {} })) } : {}),
         ...lowerKeys(call.headers),
-        ...(call.sdp !== undefined ? { 'content-type': 'application/sdp' } : {}),
+        ...(call.sdp !== undefined ? { 'content-type': call.contentType ?? 'application/sdp' } : {}),
       },
       ...(call.sdp !== undefined ? { content: call.sdp } : {}),
     };
@@ -371,7 +384,9 @@ export class SipLegs implements SipPort {
       this.byInvite.set(leg.inviteKey, legId);
     }
     this.stack.respond(rq, 100);
-    if (!this.inviteHandler) {
+    const bodyType = (headerText(rq, 'content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    const handler = this.inviteHandlersByType.get(bodyType) ?? this.inviteHandler;
+    if (!handler) {
       this.reject(legId, 480);
       return;
     }
@@ -398,7 +413,7 @@ export class SipLegs implements SipPort {
       }
     };
     try {
-      const pending = this.inviteHandler(invite);
+      const pending = handler(invite);
       if (pending) pending.catch(failed);
     } catch (err) {
       failed(err);
@@ -424,11 +439,14 @@ export class SipLegs implements SipPort {
     const leg = this.legs.get(legId);
     if (!leg?.invite || leg.terminal || leg.state === 'answered' || leg.state === 'confirmed') return;
     const contact = this.contactFor(legId, leg.flow);
-    leg.localSdp = sdp;
+    leg.localSdp = sdp || null;
     leg.ok = this.stack.respond(leg.invite, 200, {
       toTag: leg.localTag,
-      headers: { contact: [{ uri: contact, params: {} }], 'content-type': 'application/sdp' },
-      content: sdp,
+      headers: {
+        contact: [{ uri: contact, params: {} }],
+        ...(sdp ? { 'content-type': 'application/sdp' } : {}),
+      },
+      ...(sdp ? { content: sdp } : {}),
     });
     leg.dialog = uasDialog(leg.invite, leg.localTag, contact, leg.flow);
     leg.state = 'answered';
@@ -478,7 +496,7 @@ export class SipLegs implements SipPort {
 
   // ---- both -----------------------------------------------------------------------------------
 
-  hangUp(legId: string): void {
+  hangUp(legId: string, body?: MessageBody): void {
     const leg = this.legs.get(legId);
     if (!leg || leg.terminal) return;
     if (leg.role === 'uac' && leg.state !== 'confirmed') {
@@ -489,15 +507,16 @@ export class SipLegs implements SipPort {
     } else if (leg.state === 'answered') {
       // §15: no BYE before the ACK arrives (or the wait for it ends).
       leg.byeAfterAck = true;
+      leg.byeBody = body;
     } else {
-      this.sendBye(leg);
+      this.sendBye(leg, body);
     }
     this.emit(leg, { type: 'sip.ended', legId, cause: 'hangup' });
   }
 
-  private sendBye(leg: Leg): void {
+  private sendBye(leg: Leg, body?: MessageBody): void {
     if (!leg.dialog) return;
-    const { dialog, request } = nextRequest(leg.dialog, 'BYE');
+    const { dialog, request } = nextRequest(leg.dialog, 'BYE', body);
     leg.dialog = dialog;
     this.stack.send(request, () => {}, dialog.flow ? { flow: dialog.flow } : {});
   }
@@ -615,7 +634,7 @@ export class SipLegs implements SipPort {
       if (leg?.state === 'answered') {
         this.confirm(leg);
         if (leg.dialog) this.emit(leg, { type: 'sip.confirmed', legId: leg.id, dialog: leg.dialog });
-        if (leg.byeAfterAck) this.sendBye(leg);
+        if (leg.byeAfterAck) this.sendBye(leg, leg.byeBody);
       }
       return;
     }

@@ -42,8 +42,16 @@ export interface PlaceCall {
   readonly credentials?: { readonly username: string; readonly password: string };
   /** SDP offer; omitted for a delayed offer. */
   readonly sdp?: string;
+  /** Content-Type of `sdp` when the body is not SDP (a USSD session's first message). */
+  readonly contentType?: string;
   /** Reach a registered client over the connection it registered on. */
   readonly flow?: Flow | null;
+}
+
+/** A request body that is not SDP (USSD XML in INFO and BYE). */
+export interface MessageBody {
+  readonly contentType: string;
+  readonly content: string;
 }
 
 /** An INVITE that starts a new inbound leg. */
@@ -55,6 +63,7 @@ export interface InboundInvite {
   readonly callId: string;
   /** Generic headers as received (lower-case names), e.g. for X- headers and Diversion. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The INVITE's body: SDP, or what its Content-Type header says (see SipLegs.onInviteWithBody). */
   readonly sdp: string | null;
   readonly source: Flow;
   /** Set when the INVITE carried valid credentials of a client (see Registrar.authenticate). */
@@ -123,15 +132,21 @@ export interface SipPort {
   placeCall(legId: string, call: PlaceCall): void;
   /** Sends 180 (or 183 with early-media SDP) on an inbound leg. */
   sendProvisional(legId: string, status: 180 | 183, sdp?: string): void;
-  /** Answers an inbound leg with 200 + SDP; `sip.confirmed` when the ACK arrives. */
+  /**
+   * Answers an inbound leg with 200 + SDP (no body when `sdp` is empty: a USSD session);
+   * `sip.confirmed` when the ACK arrives.
+   */
   answer(legId: string, sdp: string): void;
   /**
    * Rejects an unanswered inbound leg with a final status (486, 603, 404…). `retryAfter` (seconds)
    * adds Retry-After, for a 503 the caller may try again later (RFC 3261 §21.5.4, §20.33).
    */
   reject(legId: string, status: number, reason?: string, retryAfter?: number): void;
-  /** Ends a leg in any state: BYE when answered, CANCEL when ringing out, 480 when ringing in. */
-  hangUp(legId: string): void;
+  /**
+   * Ends a leg in any state: BYE when answered, CANCEL when ringing out, 480 when ringing in. `body`
+   * goes in the BYE (a USSD session's last message).
+   */
+  hangUp(legId: string, body?: MessageBody): void;
   /** Cancels an unanswered outbound leg. */
   cancel(legId: string): void;
   /** Sends a re-INVITE with a new offer; `sip.reinviteResult` follows. */

@@ -64,8 +64,11 @@ export interface SendOptions {
 /** Option tags we support in Require (none beyond the base spec yet). */
 const SUPPORTED_EXTENSIONS = new Set<string>([]);
 const SUPPORTED_SCHEMES = new Set(['sip', 'sips', 'tel']);
-/** Session descriptions we read in INVITE bodies (others → 415 with Accept, RFC 3261 §21.4.13). */
-const SESSION_TYPES = new Set(['application/sdp']);
+/**
+ * INVITE bodies we read (others → 415 with Accept, RFC 3261 §21.4.13): session descriptions, and
+ * USSD (3GPP TS 24.390), whose sessions SipLegs hands to the USSD runtime.
+ */
+const SESSION_TYPES = new Set(['application/sdp', 'application/vnd.3gpp.ussd+xml']);
 
 /** An INVITE (or other request) in flight. */
 export interface ClientRequest {

@@ -109,6 +109,8 @@ export interface CallContext {
   readonly peer: string | null;
   /** Moved out of its `<Dial>` by MoveConnectedCallLeg: the parent's Dial no longer ends it. */
   readonly detached: boolean;
+  /** Set on a USSD session (src/actors/ussd), which shares the call record and the live views. */
+  readonly channel?: 'ussd';
 }
 
 export interface CallInput {

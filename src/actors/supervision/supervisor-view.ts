@@ -21,7 +21,7 @@ export const LiveCallState = {
 export type LiveCallState = (typeof LiveCallState)[keyof typeof LiveCallState];
 
 /** What the far end of the leg is, from the shape of its address (Restcomm's CreateCallType). */
-export const LiveCallType = { Client: 'CLIENT', Pstn: 'PSTN', Sip: 'SIP' } as const;
+export const LiveCallType = { Client: 'CLIENT', Pstn: 'PSTN', Sip: 'SIP', Ussd: 'USSD' } as const;
 export type LiveCallType = (typeof LiveCallType)[keyof typeof LiveCallType];
 
 /** One live call leg. Times are epoch ms. */
@@ -121,7 +121,8 @@ class Tally {
 const isInbound = (call: Pick<CallContext, 'direction'>) => call.direction === 'inbound';
 
 /** CLIENT for `client:` addresses, SIP for SIP URIs, PSTN for numbers (the far end of the leg). */
-export function callTypeOf(call: Pick<CallContext, 'direction' | 'from' | 'to'>): LiveCallType {
+export function callTypeOf(call: Pick<CallContext, 'direction' | 'from' | 'to' | 'channel'>): LiveCallType {
+  if (call.channel === 'ussd') return LiveCallType.Ussd;
   const far = isInbound(call) ? call.from : call.to;
   if (/^client:/i.test(far)) return LiveCallType.Client;
   if (/^sips?:/i.test(far) || far.includes('@')) return LiveCallType.Sip;

@@ -8,7 +8,7 @@ import type { Request, Response } from 'express';
 import type { AccountService } from '../../actors/account/account-service.js';
 import { AppError } from '../../errors.js';
 import { newSid, SidPrefix } from '../../ids.js';
-import { AddressKind, formatNumber, numberTypeOf } from '../../numbers/address.js';
+import { AddressKind, formatNumber, isShortCode, isUssdCode, numberTypeOf } from '../../numbers/address.js';
 import type { NumberProvider } from '../../numbers/provider.js';
 import type { ApplicationStore } from '../../store/application-store.js';
 import type { IncomingNumber, NumberPatch, NumberStore, NumberType } from '../../store/number-store.js';
@@ -29,6 +29,10 @@ export interface IncomingNumberRouteDeps {
   readonly accounts: AccountService;
   readonly publicUrl: string;
 }
+
+/** A PhoneNumber: an E.164 number, or a USSD code (`*777#`) or short code (`5544`) for USSD. */
+const PHONE_NUMBER_FORMS = [AddressKind.E164, AddressKind.UssdCode, AddressKind.ShortCode] as const;
+const isServiceCode = (value: string) => isUssdCode(value) || isShortCode(value);
 
 const FACTORIES: ReadonlyArray<[string, NumberType]> = [
   ['Local', 'local'],
@@ -128,12 +132,18 @@ export function incomingNumberRoutes(routes: RouteTable, deps: IncomingNumberRou
     } else if (phoneNumber === undefined || phoneNumber === '') {
       throw new AppError('MissingParameter', 'PhoneNumber or AreaCode is required');
     } else {
-      addressParam('PhoneNumber', phoneNumber, [AddressKind.E164]);
+      addressParam('PhoneNumber', phoneNumber, PHONE_NUMBER_FORMS);
     }
     const set = await settings(p, accountSid);
     const request = areaCode !== undefined ? { areaCode } : { phoneNumber };
     for (let attempt = 0; attempt < 3; attempt++) {
-      const number = await deps.numberProvider.find(request, (n) => deps.numbers.isTaken(n));
+      // USSD and short codes are the operator's own service codes: hosted as written, not bought.
+      const number =
+        phoneNumber !== undefined && isServiceCode(phoneNumber)
+          ? (await deps.numbers.isTaken(phoneNumber))
+            ? null
+            : phoneNumber
+          : await deps.numberProvider.find(request, (n) => deps.numbers.isTaken(n));
       if (!number) break;
       const at = new Date();
       const n: IncomingNumber = {

@@ -7,6 +7,7 @@ import {
   formatNumber,
   isE164,
   isShortCode,
+  isUssdCode,
   numberTypeOf,
   parseAddress,
   sipUserAndHost,
@@ -179,5 +180,20 @@ describe('E.164 helpers', () => {
     expect(numberTypeOf('+15555551234')).toBe('local');
     expect(formatNumber('+15551234567')).toBe('(555) 123-4567');
     expect(formatNumber('+442079460000')).toBe('+442079460000');
+  });
+});
+
+describe('USSD codes', () => {
+  it('reads *777#, *777*3# and #123# as USSD codes, not numbers', () => {
+    for (const code of ['*777#', '*777*3#', '#123#', '*#06#', '**21*5#']) {
+      expect(isUssdCode(code)).toBe(true);
+      expect(parseAddress(code, { field: 'PhoneNumber', accept: ['ussd'] })).toEqual({
+        kind: 'ussd',
+        text: code,
+      });
+    }
+    for (const other of ['777#', '*777', '*7a7#', '+15551234567', `*${'1'.repeat(40)}#`])
+      expect(isUssdCode(other)).toBe(false);
+    expect(() => parseAddress('*777#', { field: 'To', accept: ['e164'] })).toThrow(AddressError);
   });
 });

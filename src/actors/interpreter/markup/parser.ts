@@ -17,7 +17,7 @@
  */
 import { SaxesParser } from 'saxes';
 import { type AttrValue, checkText, coerceAttribute, type VerbSchema } from './schema.js';
-import { SAY_SSML_ELEMENTS, SCHEMAS, SMS_VERBS, VOICE_VERBS } from './verbs/index.js';
+import { SAY_SSML_ELEMENTS, SCHEMAS, SMS_VERBS, USSD_VERBS, VOICE_VERBS } from './verbs/index.js';
 
 /** Error codes (Twilio catalogue): https://www.twilio.com/docs/api/errors */
 export const MarkupErrorCode = {
@@ -75,8 +75,8 @@ export type ParseResult =
   | { readonly ok: false; readonly error: Diagnostic; readonly diagnostics: readonly Diagnostic[] };
 
 export interface ParseOptions {
-  /** `voice` (default) or `sms` (only Sms, Redirect, Email allowed). */
-  readonly mode?: 'voice' | 'sms';
+  /** `voice` (default), `sms` (only Sms, Redirect, Email allowed) or `ussd` (USSD verbs only). */
+  readonly mode?: 'voice' | 'sms' | 'ussd';
   /** Byte cap of the document. Default 1 MiB. */
   readonly maxBytes?: number;
   /** Maximum element nesting depth. Default 16. */
@@ -225,7 +225,7 @@ export function parseMarkup(input: string | Uint8Array, options: ParseOptions = 
     );
   }
   const diagnostics: Diagnostic[] = [];
-  const topLevel = options.mode === 'sms' ? SMS_VERBS : VOICE_VERBS;
+  const topLevel = options.mode === 'sms' ? SMS_VERBS : options.mode === 'ussd' ? USSD_VERBS : VOICE_VERBS;
   if (root.text.trim() !== '') {
     diagnostics.push(
       warn(
@@ -266,7 +266,7 @@ function buildList(
   elements: readonly RawElement[],
   allowed: readonly string[],
   parent: string,
-  mode: 'voice' | 'sms',
+  mode: 'voice' | 'sms' | 'ussd',
   diagnostics: Diagnostic[],
 ): VerbNode[] {
   const out: VerbNode[] = [];
@@ -279,7 +279,8 @@ function buildList(
       continue;
     }
     if (!allowed.includes(el.name)) {
-      const where = parent === 'Response' && mode === 'sms' ? 'in SMS markup' : `inside <${parent}>`;
+      const where =
+        parent === 'Response' && mode !== 'voice' ? `in ${mode.toUpperCase()} markup` : `inside <${parent}>`;
       diagnostics.push(
         warn(
           'misplaced-verb',
@@ -301,7 +302,7 @@ function buildList(
 function buildVerb(
   el: RawElement,
   schema: VerbSchema,
-  mode: 'voice' | 'sms',
+  mode: 'voice' | 'sms' | 'ussd',
   diagnostics: Diagnostic[],
 ): VerbNode | null {
   const attrs: Record<string, AttrValue> = {};

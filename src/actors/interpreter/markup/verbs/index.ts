@@ -11,6 +11,7 @@ import { redirect } from './redirect.js';
 import { reject } from './reject.js';
 import { say } from './say.js';
 import { sms } from './sms.js';
+import { language, ussdCollect, ussdMessage } from './ussd.js';
 
 export const SCHEMAS: ReadonlyMap<string, VerbSchema> = new Map(
   [
@@ -29,6 +30,9 @@ export const SCHEMAS: ReadonlyMap<string, VerbSchema> = new Map(
     reject,
     sms,
     email,
+    ussdMessage,
+    ussdCollect,
+    language,
   ].map((s) => [s.name, s]),
 );
 
@@ -61,3 +65,4 @@ export * from './redirect.js';
 export * from './reject.js';
 export * from './say.js';
 export * from './sms.js';
+export * from './ussd.js';

@@ -1,0 +1,47 @@
+/**
+ * A USSD session as the live views of calls see it (the supervisor's list and stream): a call
+ * context with `channel: 'ussd'`, which they show as type USSD. Only the members they read carry
+ * the session's values; the voice-only ones stay at their idle values.
+ */
+import type { CallContext } from '../call/call.types.js';
+import type { UssdContext } from './ussd.types.js';
+
+export function callViewOf(s: UssdContext): CallContext {
+  return {
+    sid: s.sid,
+    accountSid: s.accountSid,
+    direction: s.direction,
+    from: s.from,
+    to: s.to,
+    parentCallSid: null,
+    apiVersion: s.apiVersion,
+    phoneNumberSid: s.phoneNumberSid,
+    callerName: null,
+    forwardedFrom: null,
+    createdAt: s.createdAt,
+    timeoutSeconds: 0,
+    ringDeadline: null,
+    answeredAt: s.answeredAt,
+    endedAt: s.endedAt,
+    endCause: null,
+    markup: null,
+    progress: null,
+    numberCallback: null,
+    endCallback: null,
+    progressSent: 0,
+    sipOutcome: s.sipStatus === null ? null : { status: s.sipStatus, reason: null },
+    dialog: null,
+    confirmed: s.answeredAt !== null,
+    remoteSdp: null,
+    localSdp: null,
+    credentials: null,
+    admitted: false,
+    app: null,
+    whisper: 'none',
+    room: null,
+    muted: false,
+    peer: null,
+    detached: false,
+    channel: 'ussd',
+  };
+}
