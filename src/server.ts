@@ -119,6 +119,9 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       },
     });
     await streamRelay.subscribe((message) => liveStream.applyRemote(message));
+    lifecycle.onClose(() => liveStream.close());
+    // Registrations reach the stream as the registrar announces them (expiry: the stream's timers).
+    sip?.registrar.onChange(liveStream.observeRegistration);
     const callRuntime = await composeVoice(
       config,
       logger,
