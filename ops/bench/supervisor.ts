@@ -1,6 +1,7 @@
 /**
  * bench:supervisor — the supervisor stream under call load; server in its own process (real Redis,
- * Postgres and media engine), markup server and stream clients in this process.
+ * Postgres and media engine), markup server in this process, the stream clients in a child process
+ * of their own (stream-clients.ts) so their parsing does not share this loop.
  * sipp drives inbound calls (`<Pause length="2"/><Hangup/>`) at `--rate` calls/s for `--duration` s
  * twice on the same server: first with no stream client, then with `--clients` clients connected.
  * Prints the achieved call rate of both runs, the event lag of the second (delta's event time →
@@ -11,13 +12,47 @@
  * The defaults are small so the bench runs in about two minutes on a shared machine.
  * Usage: npm run bench:supervisor [-- --clients 20 --rate 50 --duration 20]
  */
+import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { createNamespace } from '../lib/namespace.js';
 import { freePort } from '../lib/ports.js';
-import { StreamClient } from '../lib/stream-client.js';
-import { collectedMemory, PEER_IP, percentile, SERVER_DIR, SERVER_IP, sipp, startServer } from './support.js';
+import { collectedMemory, PEER_IP, ROOT, SERVER_DIR, SERVER_IP, sipp, startServer } from './support.js';
+
+interface ClientsReport {
+  readonly deltas: number;
+  readonly frames: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly disconnected: number[];
+}
+
+/** Forks the clients' process and waits until every client has its snapshot. */
+async function startClients(base: string, sid: string, token: string, count: number): Promise<ChildProcess> {
+  const child = fork(join(ROOT, 'ops/bench/stream-clients.ts'), [base, sid, token, String(count)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const failed = new Promise<never>((_, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`stream clients exited (${code})`)));
+  });
+  await Promise.race([once(child, 'message'), failed]);
+  return child;
+}
+
+async function reportOf(child: ChildProcess): Promise<ClientsReport> {
+  const answer = new Promise<ClientsReport>((resolve) =>
+    child.on('message', (m: ClientsReport & { type?: string }) => {
+      if (m.type === 'report') resolve(m);
+    }),
+  );
+  child.send({ type: 'report' });
+  return answer;
+}
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -60,7 +95,7 @@ async function main() {
     { SIP_TCP: 'false', ACCOUNT_CPS: '10000', ACCOUNT_MAX_CONCURRENT_CALLS: '100000' },
     { inspect: true },
   );
-  const clients: StreamClient[] = [];
+  let clients: ChildProcess | undefined;
   try {
     const auth = `Basic ${Buffer.from(`${admin.sid}:${admin.auth_token}`).toString('base64')}`;
     const number = '+15558100001';
@@ -97,30 +132,12 @@ async function main() {
     const without = await run(RATE, DURATION);
     await new Promise((r) => setTimeout(r, 3000));
 
-    for (let i = 0; i < CLIENTS; i++)
-      clients.push(
-        await StreamClient.open({
-          url: base,
-          accountSid: admin.sid,
-          auth: { user: admin.sid, secret: admin.auth_token },
-        }),
-      );
-    await Promise.all(clients.map((c) => c.next((f) => f.type === 'snapshot')));
+    clients = await startClients(base, admin.sid, admin.auth_token, CLIENTS);
     const mem0 = await collectedMemory(inspectPort!);
     const withClients = await run(RATE, DURATION);
     await new Promise((r) => setTimeout(r, 3000));
     const mem1 = await collectedMemory(inspectPort!);
-
-    const lags: number[] = [];
-    let deltas = 0;
-    for (const c of clients)
-      for (const { frame, receivedAt } of c.received)
-        if (frame.type.startsWith('call.')) {
-          deltas++;
-          lags.push(receivedAt - frame.at);
-        }
-    lags.sort((a, b) => a - b);
-    const disconnected = clients.filter((c) => c.closed !== null);
+    const report = await reportOf(clients);
     const MiB = (b: number) => (b / 2 ** 20).toFixed(1);
     console.log(
       `without clients: ${without.successful} ok, ${without.failed} failed, achieved ${without.rate.toFixed(0)} calls/s`,
@@ -130,16 +147,17 @@ async function main() {
         `${withClients.rate.toFixed(0)} calls/s`,
     );
     console.log(
-      `event lag over ${deltas} deltas received: p50 ${percentile(lags, 50)} ms, p99 ${percentile(lags, 99)} ms, ` +
-        `max ${lags.at(-1) ?? Number.NaN} ms (target p99 < 100 ms)`,
+      `event lag over ${report.deltas} deltas received (${report.frames} frames): p50 ${report.p50} ms, ` +
+        `p99 ${report.p99} ms, max ${report.max} ms (target p99 < 100 ms)`,
     );
+    const disconnected = report.disconnected;
     console.log(
       `clients disconnected: ${disconnected.length}` +
-        (disconnected.length ? ` (${disconnected.map((c) => c.closed?.code).join(', ')})` : '') +
+        (disconnected.length ? ` (${disconnected.join(', ')})` : '') +
         `; server after a full GC: RSS ${MiB(mem0.rss)} → ${MiB(mem1.rss)} MiB, heap ${MiB(mem0.heapUsed)} → ${MiB(mem1.heapUsed)} MiB`,
     );
   } finally {
-    for (const c of clients) c.close();
+    clients?.kill('SIGTERM');
     server.kill('SIGTERM');
     await once(server, 'exit');
     markup.server.close();

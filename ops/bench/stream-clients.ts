@@ -1,0 +1,86 @@
+/**
+ * bench:supervisor's stream clients, in a process of their own (forked with IPC) so their parsing
+ * does not share an event loop with the bench that drives and measures: opens `count` clients of
+ * `/Supervisor/stream` with Basic auth, parses every frame (a batch of deltas is an array), and
+ * keeps each delta's lag (its `at` → receipt here, 1 ms buckets) in a histogram rather than the
+ * frames, so millions of deltas cost no memory.
+ *
+ * Argv: <base url> <account sid> <auth token> <count>. IPC: sends `{ready}` once every client has its
+ * snapshot; answers `{report}` with `{deltas, p50, p99, max, frames, disconnected}`.
+ */
+import WebSocket from 'ws';
+
+const [url = '', accountSid = '', token = '', countArg] = process.argv.slice(2);
+const count = Number(countArg);
+if (!url || !accountSid || !token || !(count > 0))
+  throw new Error('usage: <url> <accountSid> <token> <count>');
+
+const MAX_LAG_MS = 120_000;
+const lags = new Uint32Array(MAX_LAG_MS + 1);
+let deltas = 0;
+let frames = 0;
+const closes: number[] = [];
+
+function percentileOf(p: number): number {
+  if (deltas === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * deltas);
+  let seen = 0;
+  for (let ms = 0; ms <= MAX_LAG_MS; ms++) {
+    seen += lags[ms] as number;
+    if (seen >= rank) return ms;
+  }
+  return MAX_LAG_MS;
+}
+
+function maxLag(): number {
+  for (let ms = MAX_LAG_MS; ms >= 0; ms--) if ((lags[ms] as number) > 0) return ms;
+  return Number.NaN;
+}
+
+function open(): Promise<void> {
+  const auth = `Basic ${Buffer.from(`${accountSid}:${token}`).toString('base64')}`;
+  const ws = new WebSocket(
+    `${url.replace(/^http/, 'ws')}/2012-04-24/Accounts/${accountSid}/Supervisor/stream`,
+    {
+      headers: { authorization: auth },
+    },
+  );
+  return new Promise((resolve, reject) => {
+    // Kept for the whole life of the socket: an error after the open only ends in 'close'.
+    ws.on('error', reject);
+    ws.on('message', (data) => {
+      const receivedAt = Date.now();
+      frames++;
+      const parsed = JSON.parse(String(data)) as
+        | { type: string; at: number }
+        | { type: string; at: number }[];
+      for (const f of Array.isArray(parsed) ? parsed : [parsed]) {
+        if (f.type === 'snapshot') resolve();
+        if (f.type === 'metrics' || f.type === 'snapshot') continue;
+        deltas++;
+        const lag = Math.min(MAX_LAG_MS, Math.max(0, receivedAt - f.at));
+        lags[lag] = (lags[lag] as number) + 1;
+      }
+    });
+    ws.on('close', (code) => closes.push(code));
+  });
+}
+
+process.on('message', (m: { type?: string }) => {
+  if (m?.type !== 'report') return;
+  process.send?.({
+    type: 'report',
+    deltas,
+    frames,
+    p50: percentileOf(50),
+    p99: percentileOf(99),
+    max: maxLag(),
+    disconnected: closes,
+  });
+});
+process.on('disconnect', () => process.exit(0));
+
+// Connected a few at a time: 100 upgrades at once would queue behind the server's Basic checks.
+for (let i = 0; i < count; i += 10)
+  await Promise.all(Array.from({ length: Math.min(10, count - i) }, () => open()));
+process.send?.({ type: 'ready' });
