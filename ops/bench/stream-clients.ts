@@ -19,6 +19,8 @@ const MAX_LAG_MS = 120_000;
 const lags = new Uint32Array(MAX_LAG_MS + 1);
 let deltas = 0;
 let frames = 0;
+/** The worst lag per delta type (where a slow one comes from). */
+const worst: Record<string, number> = {};
 const closes: number[] = [];
 
 function percentileOf(p: number): number {
@@ -59,6 +61,7 @@ function open(): Promise<void> {
         if (f.type === 'metrics' || f.type === 'snapshot') continue;
         deltas++;
         const lag = Math.min(MAX_LAG_MS, Math.max(0, receivedAt - f.at));
+        worst[f.type] = Math.max(worst[f.type] ?? 0, lag);
         lags[lag] = (lags[lag] as number) + 1;
       }
     });
@@ -76,6 +79,7 @@ process.on('message', (m: { type?: string }) => {
     p99: percentileOf(99),
     max: maxLag(),
     disconnected: closes,
+    worst,
   });
 });
 process.on('disconnect', () => process.exit(0));
