@@ -29,6 +29,7 @@ interface ClientsReport {
   readonly max: number;
   readonly disconnected: number[];
   readonly worst: Record<string, number>;
+  readonly outOfOrder: number;
 }
 
 /** Forks the clients' process and waits until every client has its snapshot. */
@@ -149,7 +150,7 @@ async function main() {
     );
     console.log(
       `event lag over ${report.deltas} deltas received (${report.frames} frames): p50 ${report.p50} ms, ` +
-        `p99 ${report.p99} ms, max ${report.max} ms (target p99 < 100 ms); worst by type ${JSON.stringify(report.worst)}`,
+        `p99 ${report.p99} ms, max ${report.max} ms (target p99 < 100 ms); worst by type ${JSON.stringify(report.worst)}; deltas out of seq order: ${report.outOfOrder}`,
     );
     const disconnected = report.disconnected;
     console.log(

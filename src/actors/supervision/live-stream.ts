@@ -15,15 +15,17 @@
  * exactly what it missed, or a fresh snapshot when part of it is gone — never a silent gap. Memory
  * is bounded by the live calls and bindings, the ring and one window of deltas.
  */
-import type { CallStatus } from '../../store/call-store.js';
 import type { RegistrationChange } from '../../store/registration-store.js';
-import type { CallContext, CallEmitted, EndCause } from '../call/call.types.js';
+import type { CallEmitted } from '../call/call.types.js';
 import {
   type RegistrationEvent,
   type RegistrationRefresh,
   RegistrationView,
   type StreamRegistration,
 } from './registration-view.js';
+import { type CallStreamEvent, projectionOf, type StreamCall, sameCall } from './stream-call.js';
+
+export type { CallStreamEvent, StreamCall } from './stream-call.js';
 
 /** Frame types, as they appear in `type` on the wire. */
 export const StreamEventType = {
@@ -34,46 +36,6 @@ export const StreamEventType = {
   RegistrationChanged: 'registration.changed',
   Metrics: 'metrics',
 } as const;
-
-/** One live call leg as the stream shows it. Times are epoch ms. */
-export interface StreamCall {
-  readonly sid: string;
-  /** Instance id of the node the leg lives on. */
-  readonly node: string;
-  readonly accountSid: string;
-  readonly parentCallSid: string | null;
-  readonly direction: CallContext['direction'];
-  readonly from: string;
-  readonly to: string;
-  /** REST status while live: queued, ringing or in-progress. */
-  readonly status: 'queued' | 'ringing' | 'in-progress';
-  readonly answered: boolean;
-  readonly dateCreated: number;
-  readonly answeredAt: number | null;
-  /** The leg a `<Dial>` bridged it with. */
-  readonly bridged: string | null;
-  readonly muted: boolean;
-  /** Conference room (`AC…:name`) the leg is in. */
-  readonly conference: string | null;
-  readonly lastSipStatus: number | null;
-  /** The markup verb running now. */
-  readonly verb: string | null;
-}
-
-export type CallStreamEvent =
-  | { type: 'call.created'; seq: number; at: number; call: StreamCall }
-  | { type: 'call.updated'; seq: number; at: number; call: StreamCall }
-  | {
-      type: 'call.ended';
-      seq: number;
-      at: number;
-      call: StreamCall;
-      status: CallStatus;
-      cause: EndCause;
-      sipStatus: number | null;
-      /** Seconds answered (0 when never answered). */
-      duration: number;
-    };
 
 type Unsequenced<T> = T extends unknown ? Omit<T, 'seq'> : never;
 
@@ -130,53 +92,6 @@ export interface LiveStreamOptions {
 const DEFAULT_CAPACITY = 10_000;
 const DEFAULT_FLUSH_MS = 5;
 
-function statusOf(c: CallContext, e: CallEmitted, previous: StreamCall | undefined): StreamCall['status'] {
-  if (c.answeredAt !== null) return 'in-progress';
-  if (e.type === 'call.ringing' || previous?.status === 'ringing') return 'ringing';
-  // An inbound leg rings from its creation (the machine sends 180 at once).
-  return c.direction === 'inbound' ? 'ringing' : 'queued';
-}
-
-function lastSipStatusOf(c: CallContext, e: CallEmitted, previous: StreamCall | undefined): number | null {
-  if (c.sipOutcome) return c.sipOutcome.status;
-  if (c.answeredAt !== null) return 200;
-  if (e.type === 'call.ringing') return 180;
-  return previous?.lastSipStatus ?? null;
-}
-
-function verbOf(e: CallEmitted, previous: StreamCall | undefined): string | null {
-  if (e.type === 'verb.started') return e.verb;
-  const running = previous?.verb ?? null;
-  return e.type === 'verb.finished' && running === e.verb ? null : running;
-}
-
-function projectionOf(node: string, e: CallEmitted, previous: StreamCall | undefined): StreamCall {
-  const c = e.call;
-  return {
-    sid: c.sid,
-    node,
-    accountSid: c.accountSid,
-    parentCallSid: c.parentCallSid,
-    direction: c.direction,
-    from: c.from,
-    to: c.to,
-    status: statusOf(c, e, previous),
-    answered: c.answeredAt !== null,
-    dateCreated: c.createdAt,
-    answeredAt: c.answeredAt,
-    bridged: c.peer,
-    muted: c.muted,
-    conference: c.room,
-    lastSipStatus: lastSipStatusOf(c, e, previous),
-    verb: verbOf(e, previous),
-  };
-}
-
-function sameCall(a: StreamCall, b: StreamCall): boolean {
-  for (const k of Object.keys(a) as (keyof StreamCall)[]) if (a[k] !== b[k]) return false;
-  return true;
-}
-
 /** Recently ended sids remembered, so an event arriving after `call.ended` cannot revive a call. */
 const ENDED_MEMORY = 4096;
 
@@ -194,10 +109,13 @@ export class LiveStream {
   private relayFrames: string[] = [];
   private relayRefreshes: RegistrationRefresh[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
+  /** How this node's relay messages begin. */
+  private readonly ownPrefix: string;
 
   constructor(private readonly options: LiveStreamOptions) {
     this.ring = new Array(options.capacity ?? DEFAULT_CAPACITY);
     this.now = options.now ?? Date.now;
+    this.ownPrefix = `{"node":${JSON.stringify(options.node)},`;
     // Every node times the bindings it knows of: an expiry is shown by each, never relayed.
     this.registrations = new RegistrationView((e) => this.publish(e), this.now);
   }
@@ -245,6 +163,8 @@ export class LiveStream {
    * like local ones. Own messages coming back, and anything malformed, are ignored.
    */
   applyRemote(message: string): void {
+    // Pub/sub hands a node its own messages too: known by their first bytes, not parsed.
+    if (message.startsWith(this.ownPrefix)) return;
     let parsed: { node?: unknown; deltas?: unknown; refreshes?: unknown };
     try {
       parsed = JSON.parse(message);
