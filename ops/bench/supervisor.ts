@@ -4,9 +4,10 @@
  * of their own (stream-clients.ts) so their parsing does not share this loop.
  * sipp drives inbound calls (`<Pause length="2"/><Hangup/>`) at `--rate` calls/s for `--duration` s
  * twice on the same server: first with no stream client, then with `--clients` clients connected.
- * Prints the achieved call rate of both runs, the event lag of the second (delta's event time →
- * receipt by a client, every delta of every client) p50/p99/max, the clients disconnected, and the
- * server's RSS after a full GC before and after the run with clients.
+ * Prints the achieved call rate and the server's CPU per call of both runs, the event lag of the
+ * second (delta's event time → receipt by a client, every delta of every client) p50/p99/max and
+ * the worst per delta type, deltas out of seq order (the fully parsing client), the clients
+ * disconnected, and the server's RSS after a full GC before and after the run with clients.
  * Issue 16's target: 100 clients, 150 calls/s for 60 s, lag p99 < 100 ms, no disconnect, RSS flat,
  * the same call rate with and without clients (`-- --clients 100 --rate 150 --duration 60`).
  * The defaults are small so the bench runs in about two minutes on a shared machine.
@@ -19,7 +20,16 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createNamespace } from '../lib/namespace.js';
 import { freePort } from '../lib/ports.js';
-import { collectedMemory, PEER_IP, ROOT, SERVER_DIR, SERVER_IP, sipp, startServer } from './support.js';
+import {
+  collectedMemory,
+  cpuSeconds,
+  PEER_IP,
+  ROOT,
+  SERVER_DIR,
+  SERVER_IP,
+  sipp,
+  startServer,
+} from './support.js';
 
 interface ClientsReport {
   readonly deltas: number;
@@ -109,6 +119,7 @@ async function main() {
     if (!r.ok) throw new Error(`number: ${r.status} ${await r.text()}`);
     const target = `${SERVER_IP}:${sipPort}`;
     const run = async (rate: number, seconds: number) => {
+      const cpu0 = cpuSeconds(server.pid!);
       const res = await sipp(
         [
           target,
@@ -127,7 +138,9 @@ async function main() {
         'uac-call-timed-expect-bye.xml',
       );
       // The last call's Pause lasts 2 s: not part of the offered rate's window.
-      return { ...res, rate: res.successful / Math.max(1, res.elapsed - 2) };
+      // Server CPU per call: what the stream costs the server, whatever else the machine runs.
+      const cpuMs = ((cpuSeconds(server.pid!) - cpu0) * 1000) / Math.max(1, res.successful);
+      return { ...res, rate: res.successful / Math.max(1, res.elapsed - 2), cpuMs };
     };
     await run(Math.min(RATE, 50), 2); // warm-up: JIT, pools
     await new Promise((r) => setTimeout(r, 2000));
@@ -142,11 +155,11 @@ async function main() {
     const report = await reportOf(clients);
     const MiB = (b: number) => (b / 2 ** 20).toFixed(1);
     console.log(
-      `without clients: ${without.successful} ok, ${without.failed} failed, achieved ${without.rate.toFixed(0)} calls/s`,
+      `without clients: ${without.successful} ok, ${without.failed} failed, achieved ${without.rate.toFixed(0)} calls/s, server CPU ${without.cpuMs.toFixed(2)} ms/call`,
     );
     console.log(
       `with ${CLIENTS} clients: ${withClients.successful} ok, ${withClients.failed} failed, achieved ` +
-        `${withClients.rate.toFixed(0)} calls/s`,
+        `${withClients.rate.toFixed(0)} calls/s, server CPU ${withClients.cpuMs.toFixed(2)} ms/call`,
     );
     console.log(
       `event lag over ${report.deltas} deltas received (${report.frames} frames): p50 ${report.p50} ms, ` +
