@@ -18,34 +18,51 @@ if (!url || !accountSid || !token || !(count > 0))
   throw new Error('usage: <url> <accountSid> <token> <count>');
 
 const MAX_LAG_MS = 120_000;
-const lags = new Uint32Array(MAX_LAG_MS + 1);
-let deltas = 0;
+
+/** Lags in 1 ms buckets (the last one: that long or longer). */
+class Histogram {
+  readonly buckets = new Uint32Array(MAX_LAG_MS + 1);
+  count = 0;
+
+  add(lag: number): void {
+    this.count++;
+    const ms = Math.min(MAX_LAG_MS, Math.max(0, Math.round(lag)));
+    this.buckets[ms] = (this.buckets[ms] as number) + 1;
+  }
+
+  percentile(p: number): number {
+    if (this.count === 0) return Number.NaN;
+    const rank = Math.ceil((p / 100) * this.count);
+    let seen = 0;
+    for (let ms = 0; ms <= MAX_LAG_MS; ms++) {
+      seen += this.buckets[ms] as number;
+      if (seen >= rank) return ms;
+    }
+    return MAX_LAG_MS;
+  }
+
+  max(): number {
+    for (let ms = MAX_LAG_MS; ms >= 0; ms--) if ((this.buckets[ms] as number) > 0) return ms;
+    return Number.NaN;
+  }
+}
+
+const all = new Histogram();
+/** Per delta type, from the fully parsing client (where a slow one comes from). */
+const byType = new Map<string, Histogram>();
 let frames = 0;
-/** The worst lag per delta type (where a slow one comes from). */
-const worst: Record<string, number> = {};
 const closes: number[] = [];
 
-function percentileOf(p: number): number {
-  if (deltas === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * deltas);
-  let seen = 0;
-  for (let ms = 0; ms <= MAX_LAG_MS; ms++) {
-    seen += lags[ms] as number;
-    if (seen >= rank) return ms;
+function record(type: string | null, at: number, receivedAt: number): void {
+  const lag = receivedAt - at;
+  all.add(lag);
+  if (type === null) return;
+  let h = byType.get(type);
+  if (!h) {
+    h = new Histogram();
+    byType.set(type, h);
   }
-  return MAX_LAG_MS;
-}
-
-function maxLag(): number {
-  for (let ms = MAX_LAG_MS; ms >= 0; ms--) if ((lags[ms] as number) > 0) return ms;
-  return Number.NaN;
-}
-
-function record(type: string, at: number, receivedAt: number): void {
-  deltas++;
-  const lag = Math.min(MAX_LAG_MS, Math.max(0, receivedAt - at));
-  worst[type] = Math.max(worst[type] ?? 0, lag);
-  lags[lag] = (lags[lag] as number) + 1;
+  h.add(lag);
 }
 
 const AT = Buffer.from('"at":');
@@ -65,7 +82,7 @@ function scan(data: Buffer, receivedAt: number): void {
       if (d < 0 || d > 9) break;
       at = at * 10 + d;
     }
-    record('delta', at, receivedAt);
+    record(null, at, receivedAt);
   }
 }
 
@@ -120,13 +137,18 @@ process.on('message', (m: { type?: string }) => {
   if (m?.type !== 'report') return;
   process.send?.({
     type: 'report',
-    deltas,
+    deltas: all.count,
     frames,
-    p50: percentileOf(50),
-    p99: percentileOf(99),
-    max: maxLag(),
+    p50: all.percentile(50),
+    p99: all.percentile(99),
+    max: all.max(),
     disconnected: closes,
-    worst,
+    byType: Object.fromEntries(
+      [...byType].map(([t, h]) => [
+        t,
+        { n: h.count, p50: h.percentile(50), p99: h.percentile(99), max: h.max() },
+      ]),
+    ),
     outOfOrder,
   });
 });
