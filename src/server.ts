@@ -134,6 +134,10 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     });
     await streamRelay.subscribe((message) => liveStream.applyRemote(message));
     let conferences: ConferenceRooms | null = null;
+
+    lifecycle.onClose(() => liveStream.close());
+    // Registrations reach the stream as the registrar announces them (expiry: the stream's timers).
+    sip?.registrar.onChange(liveStream.observeRegistration);
     const callRuntime = await composeVoice(
       config,
       logger,

@@ -1,6 +1,7 @@
 /**
  * A client of the supervisor stream (docs/supervision.md) for tests and benchmarks: connects with
- * Basic credentials or a ticket, keeps every frame with its receipt time, and waits for frames.
+ * Basic credentials or a ticket, keeps every frame with its receipt time (a batch of deltas is
+ * unpacked into its frames), and waits for frames.
  * `pause()` stops reading the socket, as a consumer that falls behind would.
  */
 import type { ClientRequestArgs } from 'node:http';
@@ -49,7 +50,11 @@ export class StreamClient {
     private readonly socket: () => Socket | undefined,
   ) {
     ws.on('message', (data) => {
-      this.received.push({ frame: JSON.parse(String(data)) as StreamFrame, receivedAt: Date.now() });
+      const receivedAt = Date.now();
+      // One frame object, or several deltas of one flush window as an array.
+      const parsed = JSON.parse(String(data)) as StreamFrame | StreamFrame[];
+      for (const frame of Array.isArray(parsed) ? parsed : [parsed])
+        this.received.push({ frame, receivedAt });
       this.wake();
     });
     ws.on('close', (code, reason) => {

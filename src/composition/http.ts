@@ -2,6 +2,7 @@
  * Composition of the HTTP side: the listener, bound before the rest so PUBLIC_URL can default to the
  * port actually bound (HTTP_PORT=0 in tests), and the Express app once everything it serves exists.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import {
   createServer as createHttpServer,
@@ -123,6 +124,31 @@ function packageVersion(): string {
   }
 }
 
+/**
+ * The source revision (Supervisor `Revision`): the one `npm run build` wrote beside the compiled
+ * code (dist/REVISION), else the checkout's `git rev-parse` when run from source, else "unknown".
+ * Read once at start.
+ */
+function buildRevision(): string {
+  try {
+    const recorded = readFileSync(new URL('../REVISION', import.meta.url), 'utf8').trim();
+    if (/^[0-9a-f]{7,40}$/.test(recorded)) return recorded;
+  } catch {
+    // Not a build: ask git below.
+  }
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], {
+      cwd: new URL('../..', import.meta.url),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 2000,
+    }).trim();
+    return /^[0-9a-f]{7,40}$/.test(head) ? head : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 export function composeApp(config: Config, logger: Logger, publicUrl: string, parts: HttpParts): App {
   const { accounts, sip, callRuntime, callCommands, sms, smsStore, email, supervisor, cluster } = parts;
   const { snapshots } = parts.connections;
@@ -176,7 +202,7 @@ export function composeApp(config: Config, logger: Logger, publicUrl: string, pa
       view: supervisor,
       instanceId: config.instanceId,
       version: packageVersion(),
-      revision: 'unknown',
+      revision: buildRevision(),
       registeredUsers: async () => (sip ? sip.registrar.countRegistered() : null),
       smsMetrics: () => sms.metrics(),
       cluster,

@@ -8,7 +8,12 @@
 import type { Logger } from 'pino';
 import type { StackAuth, StackNameAddr } from 'sip';
 import type { ClientStore, DigestSubject } from '../store/client-store.js';
-import type { Binding, RegistrationStore } from '../store/registration-store.js';
+import type {
+  Binding,
+  RegistrationChange,
+  RegistrationObserver,
+  RegistrationStore,
+} from '../store/registration-store.js';
 import { challengeHeader, issueNonce, readCredentials, responseMatches, verifyNonce } from './digest.js';
 import { headerText, type SipRequest, sipUriOf } from './message.js';
 import type { SipStack } from './stack.js';
@@ -33,6 +38,7 @@ export class Registrar {
   private readonly own: Set<string>;
   /** The digest secret every node shares (read once; a failed read is tried again next time). */
   private secret: Promise<string> | null = null;
+  private readonly observers: RegistrationObserver[] = [];
 
   constructor(
     private readonly stack: SipStack,
@@ -42,6 +48,21 @@ export class Registrar {
     private readonly log: Logger,
   ) {
     this.own = new Set(options.ownHosts.map((h) => h.toLowerCase()));
+  }
+
+  /** Tells `observer` of every binding change this node makes (not of expiries: those are by time). */
+  onChange(observer: RegistrationObserver): void {
+    this.observers.push(observer);
+  }
+
+  private announce(change: RegistrationChange): void {
+    for (const o of this.observers) {
+      try {
+        o(change);
+      } catch (err) {
+        this.log.error({ err }, 'registration observer failed');
+      }
+    }
   }
 
   /** The organization domain a host in a SIP URI stands for. */
@@ -161,6 +182,7 @@ export class Registrar {
         return void this.stack.respond(rq, 400, { reason: 'Wildcard Needs Expires 0' });
       await this.store.clear(aor);
       live = [];
+      this.announce({ aor, ...subjectOf(auth), at: now, upserted: [], removed: '*' });
     } else if (!contacts || contacts.length === 0) {
       live = await this.store.list(aor);
     } else {
@@ -199,6 +221,7 @@ export class Registrar {
       if (total.size > RegistrarLimits.MAX_CONTACTS)
         return void this.stack.respond(rq, 403, { reason: 'Too Many Contacts' });
       live = await this.store.apply(aor, upsert, remove);
+      this.announce({ aor, ...subjectOf(auth), at: now, upserted: upsert, removed: remove });
       this.log.info(
         { aor, added: upsert.length, removed: remove.length, protocol: flow.protocol },
         'sip registration updated',
@@ -219,6 +242,10 @@ export class Registrar {
       },
     });
   }
+}
+
+function subjectOf(auth: Extract<AuthOutcome, { ok: true }>) {
+  return { accountSid: auth.subject.client.accountSid, clientSid: auth.subject.client.sid };
 }
 
 /** The address the request came from (the stack stamps it as `received` on the top Via). */

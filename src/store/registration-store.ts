@@ -43,3 +43,21 @@ export interface RegistrationStore {
    */
   digestSecret(): Promise<string>;
 }
+
+/**
+ * What a registrar tells its observers after it changed the bindings of an address of record (the
+ * supervisor stream's `registration.changed`): the bindings it added or refreshed, and the contacts
+ * it removed (`'*'`: every binding of the AOR). Expiry is not announced: bindings expire by time.
+ */
+export interface RegistrationChange {
+  readonly aor: string;
+  readonly accountSid: string;
+  readonly clientSid: string;
+  /** Epoch ms of the change. */
+  readonly at: number;
+  readonly upserted: readonly Binding[];
+  readonly removed: readonly string[] | '*';
+}
+
+/** Called synchronously after each change; must not throw and must not block. */
+export type RegistrationObserver = (change: RegistrationChange) => void;

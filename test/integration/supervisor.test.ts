@@ -86,6 +86,8 @@ describe('Supervisor API', () => {
       'LiveCallDetails',
     ]);
     expect(r.json.InstanceId).toBe(ts.server.config.instanceId);
+    // The checkout's revision (tests run from a git work tree).
+    expect(r.json.Revision).toMatch(/^[0-9a-f]{12}$/);
     expect(Object.keys(r.json.Metrics).sort()).toEqual([...METRICS].sort());
     for (const m of METRICS) expect(r.json.Metrics[m], m).toEqual(expect.any(Number));
     expect(r.json.LiveCallDetails).toBe(`${API}/Accounts/${ts.admin.sid}/Supervisor.json/livecalls`);
@@ -151,6 +153,7 @@ describe('Supervisor API', () => {
       to: number,
       'Initial Invite': expect.stringMatching(/^sip:\+?15550301001@/),
       'Last Response': 200,
+      AccountSid: tenant.sid,
     });
     expect(Object.keys(live)).toEqual([
       'sid',
@@ -164,6 +167,7 @@ describe('Supervisor API', () => {
       'to',
       'Initial Invite',
       'Last Response',
+      'AccountSid',
     ]);
     const listed = await ts.request('GET', supervisor(ts.admin.sid, '/livecalls'), { auth: ts.admin });
     expect(listed.json.map((c: { sid: string }) => c.sid)).toEqual([live.sid]);

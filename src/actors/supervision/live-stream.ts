@@ -1,16 +1,31 @@
 /**
- * The supervisor's live view as a stream (docs/supervision.md): a snapshot of the live calls, then
- * ordered deltas (`call.created`, `call.updated`, `call.ended`), each with a node-local `seq` that
- * only grows and the time of the event. It is a `CallObserver` on the call event bus, synchronous,
- * so a snapshot and the subscription that follows it are taken in one turn of the event loop: no
- * event can fall between them.
+ * The supervisor's live view as a stream (docs/supervision.md): a snapshot of the live calls and
+ * registrations, then ordered deltas (`call.created`, `call.updated`, `call.ended`,
+ * `registration.changed`), each with a node-local `seq` that only grows and the time of the event.
+ * It is a `CallObserver` on the call event bus and a registrar observer, synchronous, so a snapshot
+ * and the subscription that follows it are taken in one turn of the event loop: no event can fall
+ * between them.
  *
- * The last `capacity` deltas are kept (serialised once, shared by every subscriber) so a client that
- * reconnects with the last `seq` it saw gets exactly what it missed, or a fresh snapshot when part of
- * it is gone — never a silent gap. Memory is bounded by the live calls and the ring.
+ * Each delta is serialised once. Deltas are sent in batches: those of one flush window
+ * (`flushMs`) go to a subscriber as one text frame (a JSON array when more than one), built once
+ * for every node-wide subscriber; the relay to the other nodes is one message per window too. Under
+ * load that turns one send per client per delta into one per client per window.
+ *
+ * The last `capacity` deltas are kept so a client that reconnects with the last `seq` it saw gets
+ * exactly what it missed, or a fresh snapshot when part of it is gone — never a silent gap. Memory
+ * is bounded by the live calls and bindings, the ring and one window of deltas.
  */
-import type { CallStatus } from '../../store/call-store.js';
-import type { CallContext, CallEmitted, EndCause } from '../call/call.types.js';
+import type { RegistrationChange } from '../../store/registration-store.js';
+import type { CallEmitted } from '../call/call.types.js';
+import {
+  type RegistrationEvent,
+  type RegistrationRefresh,
+  RegistrationView,
+  type StreamRegistration,
+} from './registration-view.js';
+import { type CallStreamEvent, projectionOf, type StreamCall, sameCall } from './stream-call.js';
+
+export type { CallStreamEvent, StreamCall } from './stream-call.js';
 
 /** Frame types, as they appear in `type` on the wire. */
 export const StreamEventType = {
@@ -18,52 +33,19 @@ export const StreamEventType = {
   CallCreated: 'call.created',
   CallUpdated: 'call.updated',
   CallEnded: 'call.ended',
+  RegistrationChanged: 'registration.changed',
   Metrics: 'metrics',
 } as const;
 
-/** One live call leg as the stream shows it. Times are epoch ms. */
-export interface StreamCall {
-  readonly sid: string;
-  /** Instance id of the node the leg lives on. */
-  readonly node: string;
-  readonly accountSid: string;
-  readonly parentCallSid: string | null;
-  readonly direction: CallContext['direction'];
-  readonly from: string;
-  readonly to: string;
-  /** REST status while live: queued, ringing or in-progress. */
-  readonly status: 'queued' | 'ringing' | 'in-progress';
-  readonly answered: boolean;
-  readonly dateCreated: number;
-  readonly answeredAt: number | null;
-  /** The leg a `<Dial>` bridged it with. */
-  readonly bridged: string | null;
-  readonly muted: boolean;
-  /** Conference room (`AC…:name`) the leg is in. */
-  readonly conference: string | null;
-  readonly lastSipStatus: number | null;
-  /** The markup verb running now. */
-  readonly verb: string | null;
-}
-
-export type CallStreamEvent =
-  | { type: 'call.created'; seq: number; at: number; call: StreamCall }
-  | { type: 'call.updated'; seq: number; at: number; call: StreamCall }
-  | {
-      type: 'call.ended';
-      seq: number;
-      at: number;
-      call: StreamCall;
-      status: CallStatus;
-      cause: EndCause;
-      sipStatus: number | null;
-      /** Seconds answered (0 when never answered). */
-      duration: number;
-    };
-
 type Unsequenced<T> = T extends unknown ? Omit<T, 'seq'> : never;
 
-/** What a subscriber is sent: JSON text frames. */
+/** Every delta, before it is numbered. */
+export type StreamDelta = Unsequenced<CallStreamEvent> | RegistrationEvent;
+
+/**
+ * What a subscriber is sent: JSON text frames, each one frame object or, for several deltas of
+ * one flush window, a JSON array of them in seq order.
+ */
 export type FrameSink = (frame: string) => void;
 
 /** Which calls a subscriber sees (undefined: every call of the node). */
@@ -86,71 +68,29 @@ interface Buffered {
 interface Subscriber {
   readonly accounts: AccountFilter;
   readonly sink: FrameSink;
+  /** The seq its initial frames end at: later deltas only. */
+  readonly from: number;
 }
 
 export interface LiveStreamOptions {
   /** This node's instance id (`StreamCall.node`; other nodes' deltas are told apart by it). */
   readonly node: string;
   /**
-   * Hands each delta of this node's calls to the other nodes (JSON text, see `applyRemote`);
-   * absent on a node that shares nothing.
+   * Hands this node's deltas to the other nodes (JSON text, see `applyRemote`), one message per
+   * flush window; absent on a node that shares nothing.
    */
   readonly relay?: (message: string) => void;
   /** Deltas kept for resume. */
   readonly capacity?: number;
+  /** Longest a delta waits to be sent with the others of its window (ms). */
+  readonly flushMs?: number;
   /** The figures sent in snapshots and `metrics` frames, for the subscriber's scope. */
-  readonly metrics: (accounts: AccountFilter) => unknown;
+  readonly metrics: (accounts: AccountFilter) => object;
   readonly now?: () => number;
 }
 
 const DEFAULT_CAPACITY = 10_000;
-
-function statusOf(c: CallContext, e: CallEmitted, previous: StreamCall | undefined): StreamCall['status'] {
-  if (c.answeredAt !== null) return 'in-progress';
-  if (e.type === 'call.ringing' || previous?.status === 'ringing') return 'ringing';
-  // An inbound leg rings from its creation (the machine sends 180 at once).
-  return c.direction === 'inbound' ? 'ringing' : 'queued';
-}
-
-function lastSipStatusOf(c: CallContext, e: CallEmitted, previous: StreamCall | undefined): number | null {
-  if (c.sipOutcome) return c.sipOutcome.status;
-  if (c.answeredAt !== null) return 200;
-  if (e.type === 'call.ringing') return 180;
-  return previous?.lastSipStatus ?? null;
-}
-
-function verbOf(e: CallEmitted, previous: StreamCall | undefined): string | null {
-  if (e.type === 'verb.started') return e.verb;
-  const running = previous?.verb ?? null;
-  return e.type === 'verb.finished' && running === e.verb ? null : running;
-}
-
-function projectionOf(node: string, e: CallEmitted, previous: StreamCall | undefined): StreamCall {
-  const c = e.call;
-  return {
-    sid: c.sid,
-    node,
-    accountSid: c.accountSid,
-    parentCallSid: c.parentCallSid,
-    direction: c.direction,
-    from: c.from,
-    to: c.to,
-    status: statusOf(c, e, previous),
-    answered: c.answeredAt !== null,
-    dateCreated: c.createdAt,
-    answeredAt: c.answeredAt,
-    bridged: c.peer,
-    muted: c.muted,
-    conference: c.room,
-    lastSipStatus: lastSipStatusOf(c, e, previous),
-    verb: verbOf(e, previous),
-  };
-}
-
-function sameCall(a: StreamCall, b: StreamCall): boolean {
-  for (const k of Object.keys(a) as (keyof StreamCall)[]) if (a[k] !== b[k]) return false;
-  return true;
-}
+const DEFAULT_FLUSH_MS = 5;
 
 /** Recently ended sids remembered, so an event arriving after `call.ended` cannot revive a call. */
 const ENDED_MEMORY = 4096;
@@ -158,14 +98,26 @@ const ENDED_MEMORY = 4096;
 export class LiveStream {
   private readonly live = new Map<string, StreamCall>();
   private readonly ended = new Set<string>();
+  private readonly registrations: RegistrationView;
   private readonly ring: (Buffered | undefined)[];
   private readonly subscribers = new Set<Subscriber>();
   private readonly now: () => number;
   private seq = 0;
+  /** Deltas of the current window, numbered and serialised, not yet sent. */
+  private pending: Buffered[] = [];
+  /** This node's own deltas of the window (their frames), and its silent refreshes, to relay. */
+  private relayFrames: string[] = [];
+  private relayRefreshes: RegistrationRefresh[] = [];
+  private flushTimer: NodeJS.Timeout | null = null;
+  /** How this node's relay messages begin. */
+  private readonly ownPrefix: string;
 
   constructor(private readonly options: LiveStreamOptions) {
     this.ring = new Array(options.capacity ?? DEFAULT_CAPACITY);
     this.now = options.now ?? Date.now;
+    this.ownPrefix = `{"node":${JSON.stringify(options.node)},`;
+    // Every node times the bindings it knows of: an expiry is shown by each, never relayed.
+    this.registrations = new RegistrationView((e) => this.publish(e), this.now);
   }
 
   /** The last sequence number given out (0 before the first event). */
@@ -196,19 +148,49 @@ export class LiveStream {
     this.local({ type: previous ? 'call.updated' : 'call.created', at: e.at, call });
   };
 
+  /** The registrar observer: this node's binding changes. */
+  readonly observeRegistration = (change: RegistrationChange): void => {
+    const { events, refreshes } = this.registrations.change(this.options.node, change);
+    for (const e of events) this.local(e);
+    if (refreshes.length && this.options.relay) {
+      this.relayRefreshes.push(...refreshes);
+      this.schedule();
+    }
+  };
+
   /**
-   * A delta of another node's call (the JSON `relay` produced there): numbered in this node's
-   * sequence like a local one. Own messages coming back, and anything malformed, are ignored.
+   * Deltas of another node (the JSON `relay` produced there): numbered in this node's sequence
+   * like local ones. Own messages coming back, and anything malformed, are ignored.
    */
   applyRemote(message: string): void {
-    let parsed: { node?: unknown; delta?: Unsequenced<CallStreamEvent> };
+    // Pub/sub hands a node its own messages too: known by their first bytes, not parsed.
+    if (message.startsWith(this.ownPrefix)) return;
+    let parsed: { node?: unknown; deltas?: unknown; refreshes?: unknown };
     try {
       parsed = JSON.parse(message);
     } catch {
       return;
     }
-    const delta = parsed.delta;
-    if (parsed.node === this.options.node || typeof delta?.call?.sid !== 'string') return;
+    if (typeof parsed !== 'object' || parsed === null || parsed.node === this.options.node) return;
+    if (Array.isArray(parsed.deltas)) for (const d of parsed.deltas) this.remoteDelta(d);
+    if (Array.isArray(parsed.refreshes))
+      for (const r of parsed.refreshes as RegistrationRefresh[])
+        if (typeof r?.aor === 'string' && typeof r.contact === 'string' && typeof r.expiresAt === 'number')
+          this.registrations.refresh(r);
+  }
+
+  private remoteDelta(raw: unknown): void {
+    if (typeof raw !== 'object' || raw === null) return;
+    // The sender's seq means nothing here.
+    const { seq: _seq, ...delta } = raw as StreamDelta & { seq?: unknown };
+    if (delta.type === 'registration.changed') {
+      if (typeof delta.registration?.aor !== 'string' || typeof delta.registration.contact !== 'string')
+        return;
+      this.registrations.applyRemote(delta);
+      this.publish(delta);
+      return;
+    }
+    if (typeof delta.call?.sid !== 'string') return;
     const sid = delta.call.sid;
     if (this.ended.has(sid)) return;
     if (delta.type === 'call.ended') {
@@ -229,7 +211,7 @@ export class LiveStream {
   subscribe(accounts: AccountFilter, sink: FrameSink, since?: number): Subscription {
     const replay = since === undefined ? null : this.replay(accounts, since);
     const initial = replay ?? [this.snapshot(accounts)];
-    const subscriber: Subscriber = { accounts, sink };
+    const subscriber: Subscriber = { accounts, sink, from: this.seq };
     this.subscribers.add(subscriber);
     return {
       initial,
@@ -242,9 +224,11 @@ export class LiveStream {
 
   /** Sends every subscriber its figures (the `metrics` frame: not replayed, stale figures are no use). */
   publishMetrics(): void {
+    // After the deltas they include.
+    this.flush();
     const at = this.now();
     const frameOf = (accounts: AccountFilter) =>
-      JSON.stringify({ type: 'metrics', seq: this.seq, at, metrics: this.options.metrics(accounts) });
+      JSON.stringify({ type: 'metrics', seq: this.seq, at, metrics: this.figures(accounts) });
     // The node's figures are the same for every node-wide subscriber: rendered once.
     let nodeFrame: string | undefined;
     for (const s of this.subscribers) {
@@ -257,16 +241,68 @@ export class LiveStream {
     }
   }
 
-  /** A snapshot frame of the live calls (of the given accounts) at the current seq. */
+  /** A snapshot frame of the live calls and registrations (of the given accounts) at the current seq. */
   snapshot(accounts: AccountFilter): string {
     const calls = [...this.live.values()].filter((c) => !accounts || accounts.has(c.accountSid));
+    const registrations: StreamRegistration[] = this.registrations.list(accounts);
     return JSON.stringify({
       type: 'snapshot',
       seq: this.seq,
       at: this.now(),
       calls,
-      metrics: this.options.metrics(accounts),
+      registrations,
+      metrics: this.figures(accounts),
     });
+  }
+
+  /** Sends the deltas of the window now (and relays this node's). */
+  flush(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length) this.deliver(batch);
+    if (this.options.relay && (this.relayFrames.length || this.relayRefreshes.length)) {
+      const node = JSON.stringify(this.options.node);
+      const refreshes = JSON.stringify(this.relayRefreshes);
+      this.options.relay(
+        `{"node":${node},"deltas":[${this.relayFrames.join(',')}],"refreshes":${refreshes}}`,
+      );
+    }
+    this.relayFrames = [];
+    this.relayRefreshes = [];
+  }
+
+  /** Stops the timers (pending deltas are sent first). */
+  close(): void {
+    this.flush();
+    this.registrations.close();
+  }
+
+  private figures(accounts: AccountFilter): object {
+    return {
+      ...this.options.metrics(accounts),
+      RegisteredUsers: this.registrations.countRegistered(accounts),
+    };
+  }
+
+  private deliver(batch: readonly Buffered[]): void {
+    const textOf = (frames: readonly Buffered[]) =>
+      frames.length === 1 ? (frames[0] as Buffered).frame : `[${frames.map((b) => b.frame).join(',')}]`;
+    const first = (batch[0] as Buffered).seq;
+    let all: string | undefined;
+    for (const s of [...this.subscribers]) {
+      // A subscriber is told only what it can see, and what came after its initial frames.
+      const seen =
+        !s.accounts && s.from < first
+          ? batch
+          : batch.filter((b) => b.seq > s.from && (!s.accounts || s.accounts.has(b.accountSid)));
+      if (seen.length === 0) continue;
+      if (seen === batch) {
+        all ??= textOf(batch);
+        s.sink(all);
+      } else s.sink(textOf(seen));
+    }
   }
 
   private replay(accounts: AccountFilter, since: number): string[] | null {
@@ -284,11 +320,12 @@ export class LiveStream {
     return frames;
   }
 
-  /** A delta of this node's call: to its subscribers and to the other nodes. */
-  private local(event: Unsequenced<CallStreamEvent>): void {
-    if (event.type !== 'call.ended') this.live.set(event.call.sid, event.call);
-    this.publish(event);
-    this.options.relay?.(JSON.stringify({ node: this.options.node, delta: event }));
+  /** A delta of this node: to its subscribers and to the other nodes. */
+  private local(event: StreamDelta): void {
+    if (event.type === 'call.created' || event.type === 'call.updated')
+      this.live.set(event.call.sid, event.call);
+    const frame = this.publish(event);
+    if (this.options.relay) this.relayFrames.push(frame);
   }
 
   private forget(sid: string): void {
@@ -297,12 +334,23 @@ export class LiveStream {
     this.live.delete(sid);
   }
 
-  private publish(event: Unsequenced<CallStreamEvent>): void {
+  /** Numbers and serialises a delta, keeps it for resume and queues it for the window. */
+  private publish(event: StreamDelta): string {
     const seq = ++this.seq;
     const { type, ...rest } = event;
     const frame = JSON.stringify({ type, seq, ...rest });
-    const accountSid = event.call.accountSid;
-    this.ring[seq % this.ring.length] = { seq, accountSid, frame };
-    for (const s of this.subscribers) if (!s.accounts || s.accounts.has(accountSid)) s.sink(frame);
+    const accountSid =
+      event.type === 'registration.changed' ? event.registration.accountSid : event.call.accountSid;
+    const buffered = { seq, accountSid, frame };
+    this.ring[seq % this.ring.length] = buffered;
+    this.pending.push(buffered);
+    this.schedule();
+    return frame;
+  }
+
+  private schedule(): void {
+    if (this.flushTimer) return;
+    this.flushTimer = setTimeout(() => this.flush(), this.options.flushMs ?? DEFAULT_FLUSH_MS);
+    this.flushTimer.unref();
   }
 }

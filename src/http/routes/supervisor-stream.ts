@@ -92,6 +92,9 @@ export class SupervisorStreamServer {
   private readonly limits: StreamLimits;
   private readonly alive = new WeakSet<WebSocket>();
   private readonly timers: NodeJS.Timeout[];
+  /** The last frame's bytes: a window's batch is the same string for every node-wide client. */
+  private lastText = '';
+  private lastBytes = Buffer.alloc(0);
 
   constructor(private readonly deps: SupervisorStreamDeps) {
     this.limits = { ...DEFAULT_STREAM_LIMITS, ...deps.limits };
@@ -175,11 +178,20 @@ export class SupervisorStreamServer {
         ws.close(CLOSE_TOO_SLOW, 'too slow: send buffer full');
         return;
       }
-      ws.send(frame);
+      ws.send(this.bytesOf(frame), { binary: false });
     };
     const subscription = this.deps.stream.subscribe(accounts, send, since);
     ws.on('close', () => subscription.unsubscribe());
     for (const frame of subscription.initial) send(frame);
+  }
+
+  /** UTF-8 of a frame, encoded once for all the clients it goes to. */
+  private bytesOf(frame: string): Buffer {
+    if (frame !== this.lastText) {
+      this.lastText = frame;
+      this.lastBytes = Buffer.from(frame);
+    }
+    return this.lastBytes;
   }
 
   private heartbeat(): void {

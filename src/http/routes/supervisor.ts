@@ -56,7 +56,10 @@ const SMS_ZERO: SmsMetrics = {
   TextMessageOutbound: 0,
 };
 
-/** One live call as Restcomm's LiveCallDetails item (its member names, spaces included). */
+/**
+ * One live call as Restcomm's LiveCallDetails item (its member names, spaces included), plus
+ * `AccountSid` (ours: the owner, so a cluster or account-tree view needs no lookup).
+ */
 export function liveCallJson(c: LiveCall): Record<string, string | number | null> {
   return {
     sid: c.sid,
@@ -70,6 +73,7 @@ export function liveCallJson(c: LiveCall): Record<string, string | number | null
     to: c.to,
     'Initial Invite': c.initialInvite,
     'Last Response': c.lastResponse,
+    AccountSid: c.accountSid,
   };
 }
 

@@ -47,6 +47,8 @@ async function login(user, secret) {
     account,
     scope,
     calls: new Map(),
+    // Bindings `aor contact` → registration, kept by the stream (unknown while polling).
+    registrations: undefined,
     metrics: {},
     series: new Series(CHART_WINDOW_MS),
     stream: undefined,
@@ -138,7 +140,8 @@ function applyRest(doc) {
   applySnapshot({ calls: calls.map(callFromStream), metrics: doc.Metrics ?? {} });
 }
 
-function applySnapshot({ calls, metrics }) {
+function applySnapshot({ calls, registrations, metrics }) {
+  if (registrations) session.registrations = new Map(registrations.map((r) => [`${r.aor} ${r.contact}`, r]));
   const seen = new Set();
   for (const c of calls) {
     seen.add(c.sid);
@@ -157,8 +160,14 @@ function applyEvent(ev) {
     session.calls.set(ev.call.sid, before ? merge(before, ev.call) : ev.call);
   } else if (ev.type === 'call.ended') {
     removeCall(ev.call.sid);
-  } else if (ev.type === 'metrics' || ev.type === 'registration.changed') {
+  } else if (ev.type === 'metrics') {
     if (ev.metrics) applyMetrics({ ...session.metrics, ...ev.metrics });
+  } else if (ev.type === 'registration.changed' && ev.registration && session.registrations) {
+    const key = `${ev.registration.aor} ${ev.registration.contact}`;
+    if (ev.state === 'registered') session.registrations.set(key, ev.registration);
+    else session.registrations.delete(key);
+    const aors = new Set([...session.registrations.values()].map((r) => r.aor));
+    applyMetrics({ ...session.metrics, RegisteredUsers: aors.size });
   }
   // Figures come every few seconds; the live counts follow the calls at once.
   if (ev.type.startsWith('call.')) applyMetrics({ ...session.metrics, ...liveCounts() });

@@ -50,18 +50,24 @@ export async function connectStream({ api, accountSid, scope, onSnapshot, onEven
   };
 
   const receive = (data) => {
-    let frame;
+    let parsed;
     try {
-      frame = JSON.parse(data);
+      parsed = JSON.parse(data);
     } catch {
       return;
     }
+    // Several deltas of one flush window come as an array, in seq order.
+    for (const frame of Array.isArray(parsed) ? parsed : [parsed]) receiveFrame(frame);
+  };
+
+  const receiveFrame = (frame) => {
     if (typeof frame?.seq !== 'number') return;
     failures = 0;
     if (frame.type === 'snapshot') {
       lastSeq = frame.seq;
       onSnapshot({
         calls: (frame.calls ?? []).map(callFromStream),
+        registrations: Array.isArray(frame.registrations) ? frame.registrations : undefined,
         metrics: frame.metrics ?? {},
       });
       return;
@@ -108,6 +114,8 @@ function eventFromStream(frame) {
     at,
     call: call ? callFromStream(call) : undefined,
     metrics: frame.metrics,
+    registration: frame.registration,
+    state: frame.state,
   };
 }
 

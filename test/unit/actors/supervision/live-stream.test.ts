@@ -58,7 +58,8 @@ function stream(capacity = 100, node = 'ID-A', relay?: (m: string) => void) {
   });
 }
 
-const parse = (frames: readonly string[]) => frames.map((f) => JSON.parse(f));
+/** Frames as objects, a window's batch (a JSON array) unpacked. */
+const parse = (frames: readonly string[]) => frames.flatMap((f) => JSON.parse(f));
 
 describe('LiveStream', () => {
   it('turns a call into created, updated and ended deltas in seq order', () => {
@@ -66,9 +67,20 @@ describe('LiveStream', () => {
     const got: string[] = [];
     const sub = s.subscribe(undefined, (f) => got.push(f));
     expect(parse(sub.initial)).toEqual([
-      { type: 'snapshot', seq: 0, at: T0, calls: [], metrics: { scoped: false } },
+      {
+        type: 'snapshot',
+        seq: 0,
+        at: T0,
+        calls: [],
+        registrations: [],
+        metrics: { scoped: false, RegisteredUsers: 0 },
+      },
     ]);
     for (const e of lifecycle(call('CA1'))) s.observe(e);
+    expect(got).toEqual([]); // held for the window
+    s.flush();
+    // The window's deltas in one frame.
+    expect(got).toHaveLength(1);
     const frames = parse(got);
     expect(frames.map((f) => [f.type, f.seq])).toEqual([
       ['call.created', 1],
@@ -93,7 +105,8 @@ describe('LiveStream', () => {
     });
     // An event after the end does not revive the call.
     s.observe({ type: 'call.bridged', call: call('CA1'), peer: 'CA2', at: T0 + 6000 });
-    expect(got).toHaveLength(7);
+    s.flush();
+    expect(parse(got)).toHaveLength(7);
     expect(parse([s.snapshot(undefined)])[0]).toMatchObject({ seq: 7, calls: [] });
   });
 
@@ -119,15 +132,22 @@ describe('LiveStream', () => {
     const sub = s.subscribe(new Set([ACCOUNT]), (f) => mine.push(f));
     s.observe({ type: 'call.created', call: call('CA1'), at: T0 });
     s.observe({ type: 'call.created', call: call('CA2', OTHER), at: T0 });
+    s.flush();
     expect(parse(mine).map((f) => f.call.sid)).toEqual(['CA1']);
     expect(parse([s.snapshot(new Set([OTHER]))])[0].calls.map((c: { sid: string }) => c.sid)).toEqual([
       'CA2',
     ]);
     expect(parse(s.subscribe(new Set([OTHER]), () => {}, 0).initial).map((f) => f.seq)).toEqual([2]);
     s.publishMetrics();
-    expect(parse(mine).at(-1)).toEqual({ type: 'metrics', seq: 2, at: T0, metrics: { scoped: true } });
+    expect(parse(mine).at(-1)).toEqual({
+      type: 'metrics',
+      seq: 2,
+      at: T0,
+      metrics: { scoped: true, RegisteredUsers: 0 },
+    });
     sub.unsubscribe();
     s.observe({ type: 'call.created', call: call('CA3'), at: T0 });
+    s.flush();
     expect(mine).toHaveLength(2);
   });
 
@@ -138,11 +158,15 @@ describe('LiveStream', () => {
     const seen: string[] = [];
     b.subscribe(undefined, (f) => seen.push(f));
     for (const e of lifecycle(call('CA1'))) a.observe(e);
+    a.flush();
+    expect(wire).toHaveLength(1); // one message per window
     b.observe({ type: 'call.created', call: call('CB1'), at: T0 }); // b's own call: seq 1
     for (const m of wire) b.applyRemote(m);
     // Its own messages coming back (pub/sub delivers to the sender too) and garbage are ignored.
     for (const m of wire) a.applyRemote(m);
     b.applyRemote('not json');
+    b.applyRemote('{"node":"ID-C","deltas":[null,{"type":"call.created"},{"type":"registration.changed"}]}');
+    b.flush();
     expect(a.lastSeq).toBe(7);
     const frames = parse(seen);
     expect(frames.map((f) => [f.type, f.seq, f.call.node])).toEqual([
