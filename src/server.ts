@@ -119,6 +119,8 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       },
     });
     await streamRelay.subscribe((message) => liveStream.applyRemote(message));
+    // Closed after the calls (registered later, closed first): their last deltas still leave.
+    lifecycle.onClose(() => liveStream.flushRelay());
     const callRuntime = await composeVoice(
       config,
       logger,

@@ -5,9 +5,14 @@
  * so a snapshot and the subscription that follows it are taken in one turn of the event loop: no
  * event can fall between them.
  *
- * The last `capacity` deltas are kept (serialised once, shared by every subscriber) so a client that
- * reconnects with the last `seq` it saw gets exactly what it missed, or a fresh snapshot when part of
- * it is gone — never a silent gap. Memory is bounded by the live calls and the ring.
+ * The last `capacity` deltas are kept (serialised once, shared by every subscriber, and only when
+ * someone reads them) so a client that reconnects with the last `seq` it saw gets exactly what it
+ * missed, or a fresh snapshot when part of it is gone — never a silent gap. Memory is bounded by the
+ * live calls and the ring.
+ *
+ * Deltas for the other nodes leave in batches, one relay message per `relayBatchMs`: a call makes
+ * about seven deltas, and a pub/sub message each (sent, then delivered back to every node, this one
+ * included) cost more than the rest of the stream's work for it.
  */
 import type { CallStatus } from '../../store/call-store.js';
 import type { CallContext, CallEmitted, EndCause } from '../call/call.types.js';
@@ -80,7 +85,9 @@ export interface Subscription {
 interface Buffered {
   readonly seq: number;
   readonly accountSid: string;
-  readonly frame: string;
+  readonly event: Unsequenced<CallStreamEvent>;
+  /** The JSON frame, rendered when first sent or replayed. */
+  frame?: string;
 }
 
 interface Subscriber {
@@ -92,10 +99,12 @@ export interface LiveStreamOptions {
   /** This node's instance id (`StreamCall.node`; other nodes' deltas are told apart by it). */
   readonly node: string;
   /**
-   * Hands each delta of this node's calls to the other nodes (JSON text, see `applyRemote`);
-   * absent on a node that shares nothing.
+   * Hands this node's deltas to the other nodes (JSON text with a batch of deltas in order, see
+   * `applyRemote`); absent on a node that shares nothing.
    */
   readonly relay?: (message: string) => void;
+  /** The longest a delta waits for others to share its relay message (default 50 ms). */
+  readonly relayBatchMs?: number;
   /** Deltas kept for resume. */
   readonly capacity?: number;
   /** The figures sent in snapshots and `metrics` frames, for the subscriber's scope. */
@@ -104,6 +113,7 @@ export interface LiveStreamOptions {
 }
 
 const DEFAULT_CAPACITY = 10_000;
+const DEFAULT_RELAY_BATCH_MS = 50;
 
 function statusOf(c: CallContext, e: CallEmitted, previous: StreamCall | undefined): StreamCall['status'] {
   if (c.answeredAt !== null) return 'in-progress';
@@ -162,10 +172,16 @@ export class LiveStream {
   private readonly subscribers = new Set<Subscriber>();
   private readonly now: () => number;
   private seq = 0;
+  /** Deltas waiting for the next relay message. */
+  private outbox: Unsequenced<CallStreamEvent>[] = [];
+  private relayTimer: NodeJS.Timeout | null = null;
+  /** How this node's relay messages begin: its own, coming back, are dropped without parsing. */
+  private readonly ownPrefix: string;
 
   constructor(private readonly options: LiveStreamOptions) {
     this.ring = new Array(options.capacity ?? DEFAULT_CAPACITY);
     this.now = options.now ?? Date.now;
+    this.ownPrefix = `{"node":${JSON.stringify(options.node)},`;
   }
 
   /** The last sequence number given out (0 before the first event). */
@@ -197,18 +213,35 @@ export class LiveStream {
   };
 
   /**
-   * A delta of another node's call (the JSON `relay` produced there): numbered in this node's
-   * sequence like a local one. Own messages coming back, and anything malformed, are ignored.
+   * Deltas of another node's calls (the JSON `relay` produced there: `deltas` in order, or one
+   * `delta`): numbered in this node's sequence like local ones. Own messages coming back, and
+   * anything malformed, are ignored.
    */
   applyRemote(message: string): void {
-    let parsed: { node?: unknown; delta?: Unsequenced<CallStreamEvent> };
+    if (message.startsWith(this.ownPrefix)) return;
+    let parsed: { node?: unknown; delta?: unknown; deltas?: unknown };
     try {
       parsed = JSON.parse(message);
     } catch {
       return;
     }
-    const delta = parsed.delta;
-    if (parsed.node === this.options.node || typeof delta?.call?.sid !== 'string') return;
+    if (parsed === null || typeof parsed !== 'object' || parsed.node === this.options.node) return;
+    const deltas = Array.isArray(parsed.deltas) ? parsed.deltas : [parsed.delta];
+    for (const delta of deltas) this.applyRemoteDelta(delta as Unsequenced<CallStreamEvent> | undefined);
+  }
+
+  /** Sends the deltas waiting for the relay now (also before the node closes). */
+  flushRelay(): void {
+    if (this.relayTimer) clearTimeout(this.relayTimer);
+    this.relayTimer = null;
+    if (!this.outbox.length || !this.options.relay) return;
+    const deltas = this.outbox;
+    this.outbox = [];
+    this.options.relay(JSON.stringify({ node: this.options.node, deltas }));
+  }
+
+  private applyRemoteDelta(delta: Unsequenced<CallStreamEvent> | undefined): void {
+    if (typeof delta?.call?.sid !== 'string') return;
     const sid = delta.call.sid;
     if (this.ended.has(sid)) return;
     if (delta.type === 'call.ended') {
@@ -279,7 +312,7 @@ export class LiveStream {
     for (let s = since + 1; s <= this.seq; s++) {
       const b = this.ring[s % capacity];
       if (!b || b.seq !== s) return null;
-      if (!accounts || accounts.has(b.accountSid)) frames.push(b.frame);
+      if (!accounts || accounts.has(b.accountSid)) frames.push(renderFrame(b));
     }
     return frames;
   }
@@ -288,7 +321,12 @@ export class LiveStream {
   private local(event: Unsequenced<CallStreamEvent>): void {
     if (event.type !== 'call.ended') this.live.set(event.call.sid, event.call);
     this.publish(event);
-    this.options.relay?.(JSON.stringify({ node: this.options.node, delta: event }));
+    if (!this.options.relay) return;
+    this.outbox.push(event);
+    this.relayTimer ??= setTimeout(
+      () => this.flushRelay(),
+      this.options.relayBatchMs ?? DEFAULT_RELAY_BATCH_MS,
+    ).unref();
   }
 
   private forget(sid: string): void {
@@ -299,10 +337,19 @@ export class LiveStream {
 
   private publish(event: Unsequenced<CallStreamEvent>): void {
     const seq = ++this.seq;
-    const { type, ...rest } = event;
-    const frame = JSON.stringify({ type, seq, ...rest });
     const accountSid = event.call.accountSid;
-    this.ring[seq % this.ring.length] = { seq, accountSid, frame };
-    for (const s of this.subscribers) if (!s.accounts || s.accounts.has(accountSid)) s.sink(frame);
+    const buffered: Buffered = { seq, accountSid, event };
+    this.ring[seq % this.ring.length] = buffered;
+    for (const s of this.subscribers)
+      if (!s.accounts || s.accounts.has(accountSid)) s.sink(renderFrame(buffered));
   }
+}
+
+/** A buffered delta's frame (`type` and `seq` first), rendered once. */
+function renderFrame(b: Buffered): string {
+  if (b.frame === undefined) {
+    const { type, ...rest } = b.event;
+    b.frame = JSON.stringify({ type, seq: b.seq, ...rest });
+  }
+  return b.frame;
 }

@@ -4,7 +4,7 @@
  * continue from, resume from the ring (exactly the missed deltas, or a snapshot when they are gone
  * or the seq is unknown), account filtering and metrics frames.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { initialContext } from '../../../../src/actors/call/call.setup.js';
 import type { CallContext, CallEmitted } from '../../../../src/actors/call/call.types.js';
 import { type AccountFilter, LiveStream } from '../../../../src/actors/supervision/live-stream.js';
@@ -139,6 +139,10 @@ describe('LiveStream', () => {
     b.subscribe(undefined, (f) => seen.push(f));
     for (const e of lifecycle(call('CA1'))) a.observe(e);
     b.observe({ type: 'call.created', call: call('CB1'), at: T0 }); // b's own call: seq 1
+    // Deltas leave in batches (at most `relayBatchMs` late): one message for the whole call here.
+    expect(wire).toHaveLength(0);
+    a.flushRelay();
+    expect(wire).toHaveLength(1);
     for (const m of wire) b.applyRemote(m);
     // Its own messages coming back (pub/sub delivers to the sender too) and garbage are ignored.
     for (const m of wire) a.applyRemote(m);
@@ -157,5 +161,40 @@ describe('LiveStream', () => {
     ]);
     expect(frames.at(-1)).toMatchObject({ status: 'completed', duration: 4, at: T0 + 5001 });
     expect(parse([b.snapshot(undefined)])[0].calls.map((c: { sid: string }) => c.sid)).toEqual(['CB1']);
+  });
+  it('relays a batch once relayBatchMs has passed, and reads a single delta from an older node', () => {
+    vi.useFakeTimers();
+    try {
+      const wire: string[] = [];
+      const a = new LiveStream({
+        node: 'ID-A',
+        relay: (m) => wire.push(m),
+        relayBatchMs: 20,
+        metrics: () => ({}),
+      });
+      const [created, ringing] = lifecycle(call('CA1'));
+      a.observe(created!);
+      vi.advanceTimersByTime(10);
+      a.observe(ringing!);
+      expect(wire).toHaveLength(0);
+      vi.advanceTimersByTime(10);
+      expect(wire.map((m) => JSON.parse(m).deltas.map((d: { type: string }) => d.type))).toEqual([
+        ['call.created', 'call.updated'],
+      ]);
+      const b = stream(100, 'ID-B');
+      b.applyRemote(
+        JSON.stringify({
+          node: 'ID-C',
+          delta: {
+            type: 'call.created',
+            at: T0,
+            call: { ...JSON.parse(wire[0]!).deltas[0].call, sid: 'CC1' },
+          },
+        }),
+      );
+      expect(parse([b.snapshot(undefined)])[0].calls.map((c: { sid: string }) => c.sid)).toEqual(['CC1']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
