@@ -27,13 +27,22 @@ const POOL = Buffer.alloc(4096);
 let poolOffset = POOL.length;
 
 export function newSid(prefix: SidPrefix): string {
-  if (poolOffset + 16 > POOL.length) {
+  return prefix + randomHex(16);
+}
+
+/**
+ * `bytes` random bytes (at most 4,096) as lowercase hex, from the same pool as sids: SIP tags, branches
+ * and Call-IDs are drawn several times per call, and a system call each costs more than the rest
+ * of making them.
+ */
+export function randomHex(bytes: number): string {
+  if (poolOffset + bytes > POOL.length) {
     randomFillSync(POOL);
     poolOffset = 0;
   }
-  const hex = POOL.toString('hex', poolOffset, poolOffset + 16);
-  poolOffset += 16;
-  return prefix + hex;
+  const hex = POOL.toString('hex', poolOffset, poolOffset + bytes);
+  poolOffset += bytes;
+  return hex;
 }
 
 const SID_RE = /^[A-Z]{2}[0-9a-f]{32}$/;

@@ -6,7 +6,8 @@
  *      calls/s (sipp's successful calls / its elapsed time less the last call's 2 s, not `-r`),
  *      sipp's failed calls, INVITE→200 p50/p95 (sipp's response time 1 = webhook overhead: the stub
  *      answers at once), and CPU ms per successful call of the server process and of its media
- *      engine (utime + stime from /proc over the run). Target at 300 calls/s: 0 failures, p95 < 50 ms,
+ *      engine (utime + stime from /proc over the run), and the server's system calls and sleeps per call
+ *      (counts: steadier than CPU time when other work shares the cores). Target at 300 calls/s: 0 failures, p95 < 50 ms,
  *      server ≤ 1.5 ms per call.
  *   B. `<Dial>` to a sipp UAS, callers hold 30 s: 50 calls/s → 1,500 live dialogs; failures and
  *      post-dial delay (caller's INVITE → 200) p95. Target 0 failures, p95 < 200 ms.
@@ -220,7 +221,8 @@ async function main() {
             `(${a.retransmissions} sipp retransmissions); ` +
             `INVITE→200 p50 ${percentile(a.rtts, 50)} ms, p95 ${percentile(a.rtts, 95)} ms (= webhook overhead, ` +
             `the stub answers at once); CPU per call: server ${perCall(cpu.server)} ms, media engine ` +
-            `${perCall(cpu.media)} ms`,
+            `${perCall(cpu.media)} ms; server system calls ${(cpu.syscalls / Math.max(1, a.successful)).toFixed(1)} ` +
+            `and event-loop sleeps ${(cpu.sleeps / Math.max(1, a.successful)).toFixed(1)} per call`,
         );
       }
     }

@@ -93,18 +93,47 @@ export function mediaEnginePid(serverPid: number): number | null {
 }
 
 /**
- * CPU of the server and of its media engine over a window: `start()` reads both, the returned
- * `stop()` gives the seconds each spent since. An engine that (re)started inside the window counts
- * from zero.
+ * System calls (read and write kinds, /proc/<pid>/io) of a process and the times its main thread
+ * went to sleep (voluntary context switches: each is a wake-up later). Counts, so unlike CPU time
+ * they barely move when other work shares the cores.
  */
-export function cpuWindow(serverPid: number): () => { server: number; media: number } {
+export function syscallCounts(pid: number): { syscalls: number; sleeps: number } {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const field = (text: string, name: string) =>
+      Number(new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(text)?.[1] ?? 0);
+    return {
+      syscalls: field(io, 'syscr') + field(io, 'syscw'),
+      sleeps: field(status, 'voluntary_ctxt_switches'),
+    };
+  } catch {
+    return { syscalls: 0, sleeps: 0 };
+  }
+}
+
+/**
+ * CPU of the server and of its media engine over a window: `start()` reads both, the returned
+ * `stop()` gives the seconds each spent since (and the server's system calls and sleeps, see
+ * syscallCounts). An engine that (re)started inside the window counts from zero.
+ */
+export function cpuWindow(
+  serverPid: number,
+): () => { server: number; media: number; syscalls: number; sleeps: number } {
   const server0 = cpuSeconds(serverPid);
+  const counts0 = syscallCounts(serverPid);
   const mediaPid0 = mediaEnginePid(serverPid);
   const media0 = mediaPid0 === null ? 0 : cpuSeconds(mediaPid0);
   return () => {
     const mediaPid = mediaEnginePid(serverPid);
     const media = mediaPid === null ? 0 : cpuSeconds(mediaPid) - (mediaPid === mediaPid0 ? media0 : 0);
-    return { server: cpuSeconds(serverPid) - server0, media };
+    const counts = syscallCounts(serverPid);
+    return {
+      server: cpuSeconds(serverPid) - server0,
+      media,
+      syscalls: counts.syscalls - counts0.syscalls,
+      sleeps: counts.sleeps - counts0.sleeps,
+    };
   };
 }
 

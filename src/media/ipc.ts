@@ -61,6 +61,12 @@ export type EngineCommand =
   | { readonly op: 'load'; readonly reqId: number }
   | { readonly op: 'shutdown' };
 
+/**
+ * Commands issued in one turn of the main process's event loop, in one IPC message, handled in
+ * order (a single command travels on its own). The engine batches its messages the same way.
+ */
+export type EngineBatch = readonly EngineCommand[];
+
 /** Engine-wide load as measured in the engine (restarts are added by the main process). */
 export interface EngineLoadReport {
   readonly endpoints: number;

@@ -5,7 +5,9 @@
  * port, and supervises the process: when it dies, every operation in flight gets its terminal
  * event, every endpoint it held gets `media.endpointLost`, and a new engine is started (backoff
  * doubling from `restartMinMs` to `restartMaxMs`). Commands issued while the engine restarts are
- * queued and sent when it is ready.
+ * queued and sent when it is ready. Commands issued in one turn of the event loop travel as one IPC
+ * message (see `EngineBatch`): each message costs a write and a wake-up of the other process, which
+ * outweigh the work of most commands.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
@@ -13,7 +15,7 @@ import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { RecordingStorage } from '../recordings/storage.js';
-import type { EngineCommand, EngineLoadReport, EngineMessage, EngineSettings } from './ipc.js';
+import type { EngineBatch, EngineCommand, EngineLoadReport, EngineMessage, EngineSettings } from './ipc.js';
 import type {
   Codec,
   CollectOptions,
@@ -86,6 +88,9 @@ export class MediaEngine implements MediaPort {
   private closing = false;
   private closed = false;
   private queue: EngineCommand[] = [];
+  /** Commands for the running engine, sent together at the end of this turn of the event loop. */
+  private outbox: EngineCommand[] = [];
+  private flushing: NodeJS.Immediate | null = null;
   private readonly listeners = new Set<(e: MediaEvent) => void>();
   /** Endpoints the engine holds (or is creating), for `media.endpointLost` on a crash. */
   private readonly endpoints = new Map<string, 'creating' | 'ready'>();
@@ -156,7 +161,10 @@ export class MediaEngine implements MediaPort {
     this.exited = new Promise((r) => {
       resolveExit = r;
     });
-    child.on('message', (m) => this.onMessageGuarded(m));
+    child.on('message', (m) => {
+      if (!Array.isArray(m)) this.onMessageGuarded(m);
+      else for (const one of m) this.onMessageGuarded(one);
+    });
     child.on('error', (err) => this.o.logger.error({ err }, 'media engine process error'));
     child.on('exit', (code, signal) => {
       resolveExit();
@@ -218,6 +226,7 @@ export class MediaEngine implements MediaPort {
   private failInFlight(reason: string): void {
     // Commands queued for the engine that just died are answered here, so that none of them
     // reaches the next engine and produces a second terminal event.
+    this.flush();
     const queued = this.queue;
     this.queue = [];
     for (const cmd of queued) this.refuse(cmd, reason);
@@ -258,8 +267,8 @@ export class MediaEngine implements MediaPort {
     } else {
       this.dispatch({ type: 'media.endpointLost', endpointId, reason });
     }
-    if (this.ready && this.child?.connected)
-      this.child.send({ op: 'release', endpointId } satisfies EngineCommand);
+    // After whatever is still on its way for it, so the release is the engine's last word on it.
+    if (this.ready && this.child?.connected) this.post({ op: 'release', endpointId });
   }
 
   private onMessage(msg: EngineMessage): void {
@@ -269,7 +278,7 @@ export class MediaEngine implements MediaPort {
         this.backoffMs = this.o.restartMinMs ?? 100;
         const queued = this.queue;
         this.queue = [];
-        for (const cmd of queued) this.child?.send(cmd);
+        for (const cmd of queued) this.post(cmd);
         const waiters = this.readyWaiters;
         this.readyWaiters = [];
         for (const w of waiters) w();
@@ -376,8 +385,29 @@ export class MediaEngine implements MediaPort {
       this.refuse(cmd);
       return;
     }
-    if (this.ready && this.child?.connected) this.child.send(cmd);
+    if (this.ready && this.child?.connected) this.post(cmd);
     else this.queue.push(cmd);
+  }
+
+  /** Adds a command to this turn's batch for the running engine. */
+  private post(cmd: EngineCommand): void {
+    this.outbox.push(cmd);
+    this.flushing ??= setImmediate(() => this.flush());
+  }
+
+  /**
+   * Sends this turn's batch. An engine that went away meanwhile never gets it: the commands are
+   * queued as if issued after it left (answered locally if it died, sent to the next one if not).
+   */
+  private flush(): void {
+    if (this.flushing) clearImmediate(this.flushing);
+    this.flushing = null;
+    const batch = this.outbox;
+    if (!batch.length) return;
+    this.outbox = [];
+    if (this.ready && this.child?.connected) {
+      this.child.send(batch.length === 1 ? batch[0]! : (batch satisfies EngineBatch));
+    } else this.queue.push(...batch);
   }
 
   /** Terminal events for commands issued after close (the contract: commands never throw). */
@@ -552,6 +582,8 @@ export class MediaEngine implements MediaPort {
     }
     this.closing = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
+    // This turn's commands reach the engine before its shutdown.
+    this.flush();
     for (const cmd of this.queue) this.refuse(cmd);
     this.queue = [];
     const child = this.child;

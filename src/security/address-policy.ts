@@ -90,8 +90,26 @@ export interface AddressPolicy {
   readonly blockPrivate: boolean;
 }
 
+/**
+ * Verdicts of recent addresses, per `blockPrivate`: the same few (the webhook host, the trunk, the
+ * peers of live calls) are checked on every request and every SIP send, and a `BlockList` check
+ * builds a native `SocketAddress` each time. Bounded; the oldest entry goes first.
+ */
+const VERDICTS = [new Map<string, string | null>(), new Map<string, string | null>()] as const;
+const VERDICTS_MAX = 1024;
+
 /** Why an address is refused, or null when it may be contacted. */
 export function blockedReason(address: string, policy: AddressPolicy): string | null {
+  const verdicts = VERDICTS[policy.blockPrivate ? 1 : 0];
+  const known = verdicts.get(address);
+  if (known !== undefined) return known;
+  const verdict = classify(address, policy);
+  if (verdicts.size >= VERDICTS_MAX) verdicts.delete(verdicts.keys().next().value as string);
+  verdicts.set(address, verdict);
+  return verdict;
+}
+
+function classify(address: string, policy: AddressPolicy): string | null {
   let ip = address;
   let family = isIP(ip);
   if (family === 0) return `not an IP address: ${address}`;

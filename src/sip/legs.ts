@@ -2,7 +2,7 @@
  * Call legs: the SipPort implementation. Each leg is one dialog, UAC (placeCall) or UAS (an
  * inbound INVITE), held here by leg id with its live handles; its dialog is plain data the owner
  * may persist. Implements the UA core duties the `sip` package leaves out (RFC 3261 §12-§15):
- * To-tags, 100 Trying, 2xx retransmission until ACK and BYE after 64·T1 without one, the ACK for
+ * To-tags, 100 Trying (when the first response is late), 2xx retransmission until ACK and BYE after 64·T1 without one, the ACK for
  * 2xx, CANCEL → 487, BYE either way, re-INVITE, INFO and MESSAGE, one digest retry on 401/407.
  */
 import type { Logger } from 'pino';
@@ -62,6 +62,8 @@ interface Leg {
   /** `callId|branch` of the INVITE in `byInvite`. */
   inviteKey?: string;
   invite?: SipRequest;
+  /** The 100 Trying still to send if no other response comes first (§17.2.1). */
+  trying?: NodeJS.Timeout;
   ok?: SipResponse;
   byeAfterAck?: boolean;
   /** The body of that BYE (a USSD session's last message). */
@@ -197,6 +199,14 @@ export class SipLegs implements SipPort {
     this.legs.delete(leg.id);
     this.byDialog.delete(`${leg.callId}|${leg.localTag}`);
     if (leg.inviteKey) this.byInvite.delete(leg.inviteKey);
+  }
+
+  /** The INVITE gets its first response now: no 100 Trying after it. */
+  private responding(leg: Leg): void {
+    if (!leg.trying) return;
+    clearTimeout(leg.trying);
+    leg.timers.delete(leg.trying);
+    leg.trying = undefined;
   }
 
   private timer(leg: Leg, ms: number, fn: () => void): void {
@@ -383,7 +393,15 @@ export class SipLegs implements SipPort {
       leg.inviteKey = `${leg.callId}|${branch}`;
       this.byInvite.set(leg.inviteKey, legId);
     }
-    this.stack.respond(rq, 100);
+    // §17.2.1: no 100 when the first response follows within 200 ms, as a routed call's 180 does:
+    // one datagram (and wake-up of the peer) less per call.
+    const trying = setTimeout(() => {
+      leg.timers.delete(trying);
+      leg.trying = undefined;
+      if (leg.invite && leg.state === 'calling' && !leg.terminal) this.stack.respond(rq, 100);
+    }, SipTimers.TRYING);
+    leg.trying = trying;
+    leg.timers.add(trying);
     const bodyType = (headerText(rq, 'content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     const handler = this.inviteHandlersByType.get(bodyType) ?? this.inviteHandler;
     if (!handler) {
@@ -424,6 +442,7 @@ export class SipLegs implements SipPort {
     const leg = this.legs.get(legId);
     if (!leg?.invite || leg.terminal || leg.state === 'answered' || leg.state === 'confirmed') return;
     leg.state = 'early';
+    this.responding(leg);
     const contact = this.contactFor(legId, leg.flow);
     this.stack.respond(leg.invite, status, {
       toTag: leg.localTag,
@@ -440,6 +459,7 @@ export class SipLegs implements SipPort {
     if (!leg?.invite || leg.terminal || leg.state === 'answered' || leg.state === 'confirmed') return;
     const contact = this.contactFor(legId, leg.flow);
     leg.localSdp = sdp || null;
+    this.responding(leg);
     leg.ok = this.stack.respond(leg.invite, 200, {
       toTag: leg.localTag,
       headers: {
@@ -486,6 +506,7 @@ export class SipLegs implements SipPort {
     const leg = this.legs.get(legId);
     if (!leg?.invite || leg.terminal || leg.state === 'answered' || leg.state === 'confirmed') return;
     const code = status >= 300 && status <= 699 ? status : 500;
+    this.responding(leg);
     this.stack.respond(leg.invite, code, {
       toTag: leg.localTag,
       ...(reason ? { reason } : {}),
@@ -503,6 +524,7 @@ export class SipLegs implements SipPort {
       leg.abandoned = true;
       leg.client?.cancel();
     } else if (leg.role === 'uas' && (leg.state === 'calling' || leg.state === 'early') && leg.invite) {
+      this.responding(leg);
       this.stack.respond(leg.invite, 480, { toTag: leg.localTag });
     } else if (leg.state === 'answered') {
       // §15: no BYE before the ACK arrives (or the wait for it ends).
@@ -621,6 +643,7 @@ export class SipLegs implements SipPort {
     if (!leg) return void this.stack.respond(rq, 481);
     this.stack.respond(rq, 200, { toTag: leg.localTag });
     if (leg.invite && (leg.state === 'calling' || leg.state === 'early')) {
+      this.responding(leg);
       this.stack.respond(leg.invite, 487, { toTag: leg.localTag });
       this.emit(leg, { type: 'sip.cancel', legId: leg.id });
     }
@@ -700,6 +723,7 @@ export class SipLegs implements SipPort {
     for (const leg of [...this.legs.values()]) {
       if (!leg.terminal) {
         if (leg.role === 'uas' && leg.invite && (leg.state === 'calling' || leg.state === 'early')) {
+          this.responding(leg);
           this.stack.respond(leg.invite, 503, { toTag: leg.localTag });
           this.emit(leg, { type: 'sip.ended', legId: leg.id, cause: 'transport' });
         } else this.hangUp(leg.id);

@@ -4,9 +4,9 @@
  * change one that somebody else holds (the transaction layer keeps and re-sends what it is given).
  */
 
-import { randomBytes } from 'node:crypto';
 import type { StackHeaders, StackMessage, StackNameAddr, StackUri } from 'sip';
 import * as stack from 'sip';
+import { randomHex } from '../ids.js';
 import { parseSipUri, type SipUri, SipUriError } from './sip-uri.js';
 
 export type { StackHeaders as SipHeaders, StackNameAddr as NameAddr, StackUri };
@@ -75,9 +75,9 @@ export const ALLOWED_METHODS = [
 ] as const;
 export const ALLOW_HEADER = ALLOWED_METHODS.join(', ');
 
-export const newTag = (): string => randomBytes(6).toString('hex');
-export const newCallId = (host: string): string => `${randomBytes(12).toString('hex')}@${host}`;
-export const newBranch = (): string => `z9hG4bK${randomBytes(9).toString('hex')}`;
+export const newTag = (): string => randomHex(6);
+export const newCallId = (host: string): string => `${randomHex(12)}@${host}`;
+export const newBranch = (): string => `z9hG4bK${randomHex(9)}`;
 
 /**
  * Deep copy of message data (plain objects, arrays, strings, numbers), as structuredClone would

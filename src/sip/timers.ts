@@ -17,6 +17,8 @@ export const SipTimers = {
   ACK_WAIT: 64 * 500,
   /** A UAC that got a 1xx to its INVITE waits this long for CANCEL's effect before giving up (§9.1). */
   CANCEL_WAIT: 64 * 500,
+  /** A UAS sends 100 Trying only when its first response to an INVITE is not out by then (§17.2.1). */
+  TRYING: 200,
 } as const;
 
 /** Registrar limits (RFC 3261 §10.3 step 7): requested expiries are clamped to this range. */

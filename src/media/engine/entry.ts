@@ -23,12 +23,30 @@ function warmUp(): void {
   }
 }
 
+/** Messages of this turn of the event loop, sent together (one IPC write and wake-up, not one each). */
+let outbox: EngineMessage[] = [];
+let flushing: NodeJS.Immediate | null = null;
+
+function flush(): void {
+  if (flushing) clearImmediate(flushing);
+  flushing = null;
+  const batch = outbox;
+  outbox = [];
+  if (batch.length && process.connected) process.send?.(batch.length === 1 ? batch[0] : batch);
+}
+
 function send(msg: EngineMessage): void {
-  if (process.connected) process.send?.(msg);
+  outbox.push(msg);
+  flushing ??= setImmediate(flush);
 }
 
 process.on('message', (raw: unknown) => {
-  const cmd = raw as EngineCommand;
+  // One command, or a batch of them (EngineBatch) in order.
+  if (Array.isArray(raw)) for (const one of raw) onCommand(one as EngineCommand);
+  else onCommand(raw as EngineCommand);
+});
+
+function onCommand(cmd: EngineCommand): void {
   if (cmd.op === 'init') {
     if (engine) return;
     const logger = createLogger(cmd.settings.logLevel, 'media-engine');
@@ -42,13 +60,14 @@ process.on('message', (raw: unknown) => {
   if (cmd.op === 'shutdown') {
     void (engine?.shutdown() ?? Promise.resolve()).finally(() => {
       // Messages are written in order: once `closed` is out, every event before it is too.
+      flush();
       if (!process.connected) return;
       process.send?.({ kind: 'closed' } satisfies EngineMessage, undefined, {}, () => process.disconnect?.());
     });
     return;
   }
   engine?.handle(cmd);
-});
+}
 
 // The parent is gone (crashed or closed the channel): nothing else can use us.
 process.on('disconnect', () => {
