@@ -54,7 +54,11 @@ export async function rawSmppRate(n: number, window: number): Promise<RawSmppFig
           outstanding++;
           maxOutstanding = Math.max(maxOutstanding, outstanding);
           client.submit_sm(
-            { source_addr: '15550001111', destination_addr: `1555${sent}`, short_message: 'Benchmark message' },
+            {
+              source_addr: '15550001111',
+              destination_addr: `1555${sent}`,
+              short_message: 'Benchmark message',
+            },
             () => {
               outstanding--;
               answered++;

@@ -133,7 +133,15 @@ async function main() {
     const submits0 = smsc.submits().length;
     const cpu0 = cpuSeconds(pid);
     const t0 = Date.now();
-    const r = await autocannon({ url, method: 'POST', headers: form, body, connections, duration, workers: 1 });
+    const r = await autocannon({
+      url,
+      method: 'POST',
+      headers: form,
+      body,
+      connections,
+      duration,
+      workers: 1,
+    });
     const tLoad = Date.now();
     // Every message the server accepted in the run (autocannon does not count answers in flight at its stop).
     let accepted = (await count(sql`true`)) - warm;
