@@ -282,13 +282,7 @@ export class SmppConnection implements Pumpable {
       this.core.noteSubmitted(id);
       job.resolve(id);
     } else if (isRetryableStatus(status)) {
-      job.throttled++;
-      const delay = Math.min(
-        this.core.opts.throttleMaxMs,
-        this.core.opts.throttleMinMs * 2 ** Math.min(20, job.throttled - 1),
-      );
-      job.notBefore = Date.now() + delay;
-      this.core.delay(job);
+      const delay = this.core.retryLater(job);
       this.#log.debug({ status, delay, attempt: job.throttled }, 'smpp submit throttled, retrying');
     } else {
       job.reject(new SmppError(status));

@@ -120,6 +120,16 @@ export class LinkCore {
     this.delayed.splice(lo, 0, job);
   }
 
+  /** A throttled segment (ESME_RTHROTTLED, ESME_RMSGQFUL) goes again after an exponential backoff. */
+  retryLater(job: SegmentJob): number {
+    job.throttled++;
+    const { throttleMinMs, throttleMaxMs } = this.opts;
+    const delay = Math.min(throttleMaxMs, throttleMinMs * 2 ** Math.min(20, job.throttled - 1));
+    job.notBefore = Date.now() + delay;
+    this.delay(job);
+    return delay;
+  }
+
   /** Move due throttled segments to the head of the ready queue; returns the next due time or null. */
   releaseDue(now: number): number | null {
     let n = 0;
