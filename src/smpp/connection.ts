@@ -169,7 +169,7 @@ export class SmppConnection implements Pumpable {
       job.duplicate = true;
     }
     // back at the head of the queue, in original order
-    this.core.queue.unshift(...jobs.map((j) => j.job));
+    this.core.queue.unshift(jobs.map((j) => j.job));
     if (this.core.closed) {
       this.#setState('closed', reason);
       return;
@@ -219,7 +219,7 @@ export class SmppConnection implements Pumpable {
         this.#opening--;
         if (this.core.closed) job.reject(new SmppError(CommandStatus.LOCAL_CLOSED, 'link closed'));
         else if (session === this.#session && this.state === 'bound') this.#send(session, job);
-        else this.core.queue.unshift(job);
+        else this.core.queue.unshift([job]);
         this.core.pumpAll();
       },
       (err: unknown) => {
@@ -252,7 +252,7 @@ export class SmppConnection implements Pumpable {
       this.#guarded('submit_sm_resp', (resp) => this.#onSubmitResp(session, pdu.sequence_number, resp)),
     );
     if (!sent) {
-      this.core.queue.unshift(job);
+      this.core.queue.unshift([job]);
       this.#lost(session, 'socket not writable');
       return;
     }

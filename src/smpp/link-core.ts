@@ -61,6 +61,64 @@ export class SendGate {
   }
 }
 
+/**
+ * The FIFO of segments ready to send: O(1) push and shift (an array's `shift` moves every element, and
+ * the queue holds every message offered while the windows are full), and segments put back at the
+ * head (in-flight ones of a lost bind, due throttled ones) in their order.
+ */
+export class SegmentQueue {
+  #items: Array<SegmentJob | undefined> = [];
+  #head = 0;
+
+  get length(): number {
+    return this.#items.length - this.#head;
+  }
+
+  push(job: SegmentJob): void {
+    this.#items.push(job);
+  }
+
+  shift(): SegmentJob | undefined {
+    if (this.#head >= this.#items.length) return undefined;
+    const job = this.#items[this.#head];
+    this.#items[this.#head++] = undefined;
+    if (this.#head === this.#items.length) {
+      this.#items = [];
+      this.#head = 0;
+    } else if (this.#head >= 1024 && this.#head * 2 >= this.#items.length) {
+      // Amortised O(1): the live half is copied once the dead prefix is as long as it.
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return job;
+  }
+
+  /** Puts `jobs` back at the head, in their order. */
+  unshift(jobs: readonly SegmentJob[]): void {
+    if (jobs.length <= this.#head) {
+      this.#head -= jobs.length;
+      jobs.forEach((job, i) => {
+        this.#items[this.#head + i] = job;
+      });
+    } else {
+      this.#items = [...jobs, ...this.#items.slice(this.#head)];
+      this.#head = 0;
+    }
+  }
+
+  /** Empties the queue; returns what it held, in order. */
+  drain(): SegmentJob[] {
+    const out: SegmentJob[] = [];
+    for (let i = this.#head; i < this.#items.length; i++) {
+      const job = this.#items[i];
+      if (job) out.push(job);
+    }
+    this.#items = [];
+    this.#head = 0;
+    return out;
+  }
+}
+
 /** Bounded insertion-ordered set/map helper. */
 export class BoundedMap<V> extends Map<string, V> {
   constructor(readonly max: number) {
@@ -78,7 +136,7 @@ export class BoundedMap<V> extends Map<string, V> {
 /** Shared state of the link: the queue and receipt matching, used by every connection. */
 export class LinkCore {
   /** Segments ready to send, FIFO (re-queued in-flight segments go back to the head). */
-  readonly queue: SegmentJob[] = [];
+  readonly queue = new SegmentQueue();
   /** Throttled segments, sorted by notBefore; moved back to the head of `queue` when due. */
   readonly delayed: SegmentJob[] = [];
   readonly listeners = new Set<(e: SmppEvent) => void>();
@@ -134,7 +192,7 @@ export class LinkCore {
   releaseDue(now: number): number | null {
     let n = 0;
     while (n < this.delayed.length && (this.delayed[n]?.notBefore ?? 0) <= now) n++;
-    if (n > 0) this.queue.unshift(...this.delayed.splice(0, n));
+    if (n > 0) this.queue.unshift(this.delayed.splice(0, n));
     return this.delayed[0]?.notBefore ?? null;
   }
 

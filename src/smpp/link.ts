@@ -146,7 +146,7 @@ export class SmppCarrierLink implements CarrierLink {
       this.#core.closed = true;
       clearInterval(this.#sweep);
       this.#closing = Promise.all(this.#connections.map((c) => c.close())).then(() => {
-        const left = [...this.#core.queue.splice(0), ...this.#core.delayed.splice(0)];
+        const left = [...this.#core.queue.drain(), ...this.#core.delayed.splice(0)];
         for (const job of left) job.reject(new SmppError(CommandStatus.LOCAL_CLOSED, 'link closed'));
       });
     }
