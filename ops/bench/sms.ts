@@ -188,7 +188,8 @@ async function main() {
         `${pending} pending, ${failed} failed`,
     );
     console.log(
-      `server CPU: ${((1000 * cpu) / Math.max(1, accepted)).toFixed(3)} ms per message (${cpu.toFixed(1)} s for the run and its receipts)`,
+      `server CPU: ${((1000 * cpu) / Math.max(1, accepted)).toFixed(3)} ms per message (${cpu.toFixed(1)} s for the run and its receipts; ` +
+        `${n0(accepted / Math.max(0.001, cpu))} msg/s per core-second, what the server would do with a core of its own)`,
     );
     console.log(
       `peer: npm smpp alone, 1 bind, window ${RAW_WINDOW}: ${n0(rawBefore.perSecond)} submit_sm/s before, ` +
