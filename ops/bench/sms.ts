@@ -16,8 +16,10 @@
  * Goal: ≥ 5,000 msg/s end to end with 100 % receipts matched.
  */
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import { openDb, sql } from '../../src/store/postgres/db.js';
 import { createNamespace } from '../lib/namespace.js';
@@ -38,6 +40,15 @@ const RAW_WINDOW = 100;
 const WARM_UP = 1000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Seconds the server's main thread (its event loop) has run, and has waited runnable for a CPU, from
+ * /proc/<pid>/schedstat: a large wait means the machine, not the server, set the pace.
+ */
+function schedSeconds(pid: number): { run: number; wait: number } {
+  const [run, wait] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(/\s+/).map(Number);
+  return { run: (run ?? 0) / 1e9, wait: (wait ?? 0) / 1e9 };
+}
 
 /** The status-callback receiver: every callback by message sid and status, with arrival times. */
 function callbackServer() {
@@ -132,6 +143,7 @@ async function main() {
     smsc.maxOutstanding = 0;
     const submits0 = smsc.submits().length;
     const cpu0 = cpuSeconds(pid);
+    const sched0 = schedSeconds(pid);
     const t0 = Date.now();
     const r = await autocannon({
       url,
@@ -151,6 +163,8 @@ async function main() {
       accepted = (await count(sql`true`)) - warm;
     }
     const cpu = cpuSeconds(pid) - cpu0;
+    const sched1 = schedSeconds(pid);
+    const wall = (Date.now() - t0) / 1000;
     const submits = smsc.received.filter((x) => x.command === 'submit_sm').slice(submits0);
     const lastSubmit = submits.reduce((m, x) => Math.max(m, x.at), t0);
     const firstCb = callbacks.delivered[0] ?? t0;
@@ -190,6 +204,10 @@ async function main() {
     console.log(
       `server CPU: ${((1000 * cpu) / Math.max(1, accepted)).toFixed(3)} ms per message (${cpu.toFixed(1)} s for the run and its receipts; ` +
         `${n0(accepted / Math.max(0.001, cpu))} msg/s per core-second, what the server would do with a core of its own)`,
+    );
+    console.log(
+      `server event loop over ${wall.toFixed(1)} s: ran ${(sched1.run - sched0.run).toFixed(1)} s, ` +
+        `waited runnable for a CPU ${(sched1.wait - sched0.wait).toFixed(1)} s (machine load ${loadavg()[0]?.toFixed(1)})`,
     );
     console.log(
       `peer: npm smpp alone, 1 bind, window ${RAW_WINDOW}: ${n0(rawBefore.perSecond)} submit_sm/s before, ` +
