@@ -6,7 +6,8 @@
  *
  * R18/R19 (benchmarks-and-faults §4e): BENCH_N=100000 BENCH_THROTTLE=0.05 BENCH_DROP_EVERY=10000.
  *
- * Prints messages/s submitted, submit latency p50/p99, receipts matched, max outstanding (SMSC side).
+ * Prints messages/s submitted, submit latency p50/p99, receipts matched, max outstanding (SMSC side,
+ * answering after each socket read, and the link's own count).
  */
 import { pino } from 'pino';
 import { SmppCarrierLink } from '../../src/smpp/link.js';
@@ -17,6 +18,8 @@ const n = Number(process.env.BENCH_N ?? 5000);
 const window = Number(process.env.BENCH_WINDOW ?? 50);
 const smsc = new TestSmsc();
 smsc.behaviour.receiptDelayMs = Number(process.env.BENCH_RECEIPT_MS ?? 1000);
+// Answer after each read, so the SMSC's max outstanding counts the submit_sm in flight together.
+smsc.behaviour.respAfterRead = true;
 smsc.behaviour.throttleFraction = Number(process.env.BENCH_THROTTLE ?? 0);
 smsc.behaviour.dropEverySubmits = process.env.BENCH_DROP_EVERY ? Number(process.env.BENCH_DROP_EVERY) : null;
 const port = await smsc.listen();
@@ -82,6 +85,7 @@ process.stdout.write(
     receiptsMatched: `${receipts}/${n}`,
     receiptsUnmatched: unmatched,
     smscMaxOutstanding: smsc.maxOutstanding,
+    linkMaxOutstanding: Math.max(...link.stats().map((c) => c.maxOutstanding)),
     submitSmSeen: smsc.count('submit_sm'),
   })}\n`,
 );

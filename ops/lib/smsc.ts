@@ -33,6 +33,12 @@ export interface SmscBehaviour {
   submitStatus: number | null;
   /** Record submit_sm but never answer it (an SMSC that stalls; the ESME may die meanwhile). */
   holdSubmitResps: boolean;
+  /**
+   * Answer submit_sm (respDelayMs 0) after the PDUs of the current socket read are taken, as an SMSC
+   * that handles a read and then answers: `maxOutstanding` then counts the submit_sm the ESME had in
+   * flight together (answered inline, it never exceeds 1).
+   */
+  respAfterRead: boolean;
 }
 
 export interface RecordedPdu {
@@ -58,6 +64,7 @@ export class TestSmsc {
     dropEverySubmits: null,
     submitStatus: null,
     holdSubmitResps: false,
+    respAfterRead: false,
   };
   /** destination_addr of every submit_sm answered with ESME_ROK, in order (duplicates kept). */
   readonly acknowledged: string[] = [];
@@ -218,6 +225,7 @@ export class TestSmsc {
       if (status === 0 && b.receiptDelayMs !== null) this.#later(b.receiptDelayMs, receipt);
     };
     if (b.respDelayMs > 0) this.#later(b.respDelayMs, afterResp);
+    else if (b.respAfterRead) setImmediate(afterResp);
     else afterResp();
   }
 

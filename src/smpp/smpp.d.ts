@@ -1,6 +1,7 @@
 /**
  * Our own typings for the parts of npm `smpp` 0.5.1 that Switchboard uses (the package ships none).
- * Only src/smpp and ops/lib/smsc.ts (the scriptable SMSC of the tests, the demo and the benchmarks) may import `smpp`.
+ * Only src/smpp, ops/lib/smsc.ts (the scriptable SMSC of the tests, the demo and the benchmarks) and
+ * ops/bench/sms-raw.ts (the bare-library peer of bench:sms) may import `smpp`.
  * SMPP v3.4 / v5.0 field names are kept as the library spells them (snake_case).
  */
 declare module 'smpp' {

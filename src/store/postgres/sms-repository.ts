@@ -50,30 +50,69 @@ const SORT_COLUMNS: Record<SmsSort, string> = {
 /** LIKE pattern for a substring match: the user's %, _ and \ are literal. */
 const contains = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** Postgres SmsStore: inserts and transitions are group-committed (see GroupCommit). */
-export class PgSmsStore implements SmsStore {
-  readonly #inserts = new GroupCommit<
-    { m: SmsMessage; claim?: { node: string; until: Date } | undefined },
-    undefined
-  >((b) => this.#insertBatch(b));
-  readonly #transitions = new GroupCommit<SmsTransition, SmsMessage | null>((b) => this.#transitionBatch(b));
-  readonly #attempts = new GroupCommit<string, undefined>(async (sids) => {
-    await this.db.query(
-      sql`UPDATE sms_messages SET submit_attempted = true WHERE sid = ANY(${[...sids]}::text[]) AND NOT submit_attempted`,
+/** One request's outcome in a batch: its result, or why it was not written. */
+type Outcome<R> = { readonly ok: R } | { readonly err: unknown };
+
+/**
+ * Writes a batch in one statement; when that fails, row by row, so one bad row (text the store
+ * refuses, a constraint) fails only its own request and the others of its batch are still written.
+ */
+async function isolated<T, R>(
+  batch: readonly T[],
+  write: (rows: readonly T[]) => Promise<R[]>,
+): Promise<Outcome<R>[]> {
+  try {
+    return (await write(batch)).map((ok) => ({ ok }));
+  } catch (err) {
+    if (batch.length === 1) return [{ err }];
+    return Promise.all(
+      batch.map((row) =>
+        write([row]).then(
+          ([ok]) => ({ ok: ok as R }),
+          (e: unknown) => ({ err: e }),
+        ),
+      ),
     );
-    return sids.map(() => undefined);
-  });
+  }
+}
+
+const settle = <R>(o: Outcome<R>): R => {
+  if ('err' in o) throw o.err;
+  return o.ok;
+};
+
+type NewSms = { m: SmsMessage; claim?: { node: string; until: Date } | undefined };
+
+/**
+ * Postgres SmsStore. Inserts, submit attempts and status transitions are group-committed (see
+ * GroupCommit): what many messages ask for while the previous batch is being written goes in one
+ * statement, and each caller's promise settles only once its batch has committed, so an accepted
+ * message is in Postgres before the API answers and `submit_attempted` is before the submit_sm.
+ */
+export class PgSmsStore implements SmsStore {
+  readonly #inserts = new GroupCommit<NewSms, Outcome<undefined>>((b) =>
+    isolated(b, (rows) => this.#insertBatch(rows)),
+  );
+  readonly #transitions = new GroupCommit<SmsTransition, Outcome<SmsMessage | null>>((b) =>
+    isolated(b, (rows) => this.#transitionBatch(rows)),
+  );
+  readonly #attempts = new GroupCommit<string, Outcome<undefined>>((b) =>
+    isolated(b, async (sids) => {
+      await this.db.query(
+        sql`UPDATE sms_messages SET submit_attempted = true WHERE sid = ANY(${[...sids]}::text[]) AND NOT submit_attempted`,
+      );
+      return sids.map(() => undefined);
+    }),
+  );
 
   constructor(private readonly db: Db) {}
 
   insert(m: SmsMessage, claim?: { readonly node: string; readonly until: Date }): Promise<void> {
-    return this.#inserts.add({ m, claim }).then(() => undefined);
+    return this.#inserts.add({ m, claim }).then(settle);
   }
 
   /** One multi-row INSERT for every message accepted while the previous batch was being written. */
-  async #insertBatch(
-    batch: ReadonlyArray<{ m: SmsMessage; claim?: { node: string; until: Date } | undefined }>,
-  ) {
+  async #insertBatch(batch: readonly NewSms[]): Promise<undefined[]> {
     const rows = batch.map(
       ({
         m,
@@ -125,7 +164,7 @@ export class PgSmsStore implements SmsStore {
   }
 
   transition(t: SmsTransition): Promise<SmsMessage | null> {
-    return this.#transitions.add(t);
+    return this.#transitions.add(t).then(settle);
   }
 
   /**
@@ -201,7 +240,7 @@ export class PgSmsStore implements SmsStore {
   }
 
   markSubmitAttempted(sid: string): Promise<void> {
-    return this.#attempts.add(sid);
+    return this.#attempts.add(sid).then(settle);
   }
 
   async recordSegmentOutcome(providerId: string, outcome: SegmentOutcome): Promise<void> {
