@@ -17,7 +17,7 @@ import { openDb, sql } from '../../src/store/postgres/db.js';
 import { createNamespace } from '../lib/namespace.js';
 import { freePort } from '../lib/ports.js';
 import { spawned } from '../lib/tools.js';
-import { ROOT, SERVER_IP, startServer } from './support.js';
+import { cpuSeconds, ROOT, SERVER_IP, startServer } from './support.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -92,7 +92,9 @@ async function seedCalls(databaseUrl: string, accountSid: string, n: number): Pr
 
 async function main() {
   const ns = await createNamespace('benchrest');
+  const started = performance.now();
   const server = await startServer(ns, null);
+  const sinceStart = () => ((performance.now() - started) / 1000).toFixed(1);
   const peer = await startExpressPeer();
   try {
     const { base, admin } = server;
@@ -139,8 +141,13 @@ async function main() {
         await load(peer.url, {}, WARMUP_S);
         const express = await load(peer.url, {}, duration);
         await load(base + t.path, auth, WARMUP_S);
+        const from = sinceStart();
+        const pid = server.child.pid as number;
+        const cpu0 = cpuSeconds(pid);
         const ours = await load(base + t.path, auth, duration);
-        console.log(`${t.title}: ${show(ours)}`);
+        const cpuMs = ((cpuSeconds(pid) - cpu0) * 1000) / Math.max(1, ours.rps * duration);
+        const window = `${from}–${sinceStart()} s after the server started`;
+        console.log(`${t.title}: ${show(ours)}, server CPU ${cpuMs.toFixed(3)} ms/request [${window}]`);
         console.log(`  Express hello-world just before: ${show(express)}`);
         console.log(`  ratio ${(ours.rps / express.rps).toFixed(2)} × Express`);
       }

@@ -47,14 +47,22 @@ export function snakeCase(key: string): string {
 }
 
 export function toJson(value: DtoValue): unknown {
-  if (value instanceof Named) return toJson(value.value);
-  if (value instanceof Items) return value.items.map(toJson);
   if (value === undefined) return null;
   if (value === null || typeof value !== 'object') return value;
+  if (value instanceof Items) {
+    const items = value.items;
+    const out = new Array<unknown>(items.length);
+    for (let i = 0; i < items.length; i++) out[i] = toJson(items[i]);
+    return out;
+  }
+  if (value instanceof Named) return toJson(value.value);
+  // for...in over a plain DTO (own enumerable keys, insertion order): no entries array per object.
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
+  for (const k in value) {
+    const v = value[k];
     if (v === undefined) continue;
-    out[v instanceof Named ? v.jsonName : snakeCase(k)] = toJson(v);
+    if (v === null || typeof v !== 'object') out[snakeCase(k)] = v;
+    else out[v instanceof Named ? v.jsonName : snakeCase(k)] = toJson(v);
   }
   return out;
 }
