@@ -151,3 +151,32 @@ describe('credential cache across nodes', () => {
     }
   });
 });
+
+describe('effective-profile cache across nodes', () => {
+  it('a profile linked, then unlinked, on A changes the Link header of the account on B within a second', async () => {
+    const s = await subAccount();
+    const linkOf = async () => (await getOn(b, s.token, s.sid)).headers.get('link') as string;
+    const before = await linkOf();
+    const created = await a.request('POST', `${API}/Profiles`, {
+      body: JSON.stringify({}),
+      headers: {
+        'content-type': `application/instance+json;schema=${a.url}${API}/Profiles/schemas/rc-profile-schema.json`,
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const profileSid = (created.headers.get('location') as string).split('/').pop() as string;
+    const change = (op: 'LINK' | 'UNLINK') =>
+      a.request('PUT', `${API}/Profiles/${profileSid}`, {
+        headers: {
+          'x-http-method-override': op,
+          link: `<${a.url}${API}/Accounts/${s.sid}>;rel=related`,
+        },
+      });
+
+    expect((await change('LINK')).status).toBe(200);
+    const linked = await until(linkOf, (l) => l.includes(profileSid), WITHIN_MS);
+    expect(linked).toContain(`/Profiles/${profileSid}>`);
+    expect((await change('UNLINK')).status).toBe(200);
+    expect(await until(linkOf, (l) => l === before, WITHIN_MS)).toBe(before);
+  });
+});
