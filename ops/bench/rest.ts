@@ -54,7 +54,7 @@ const show = (f: Figures) =>
   `${f.rps} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms, non-2xx/errors ${f.bad}`;
 
 /** Express's hello world (expressjs.com "Hello world example") on its own port and process. */
-async function startExpressPeer(): Promise<{ url: string; stop: () => Promise<void> }> {
+async function startExpressPeer(): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const port = await freePort(SERVER_IP);
   const code = `const app = require('express')();
 app.get('/', (req, res) => { res.send('Hello World!') });
@@ -66,6 +66,7 @@ app.listen(${port}, '${SERVER_IP}', () => console.log('listening'));`;
   if (!chunk.toString().includes('listening')) throw new Error('express peer did not start');
   return {
     url: `http://${SERVER_IP}:${port}/`,
+    pid: child.pid as number,
     stop: async () => {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
@@ -139,7 +140,9 @@ async function main() {
       if (runs > 1) console.log(`run ${run} of ${runs}`);
       for (const t of targets) {
         await load(peer.url, {}, WARMUP_S);
+        const peerCpu0 = cpuSeconds(peer.pid);
         const express = await load(peer.url, {}, duration);
+        const peerCpuMs = ((cpuSeconds(peer.pid) - peerCpu0) * 1000) / Math.max(1, express.rps * duration);
         await load(base + t.path, auth, WARMUP_S);
         const from = sinceStart();
         const pid = server.child.pid as number;
@@ -148,8 +151,13 @@ async function main() {
         const cpuMs = ((cpuSeconds(pid) - cpu0) * 1000) / Math.max(1, ours.rps * duration);
         const window = `${from}–${sinceStart()} s after the server started`;
         console.log(`${t.title}: ${show(ours)}, server CPU ${cpuMs.toFixed(3)} ms/request [${window}]`);
-        console.log(`  Express hello-world just before: ${show(express)}`);
-        console.log(`  ratio ${(ours.rps / express.rps).toFixed(2)} × Express`);
+        console.log(
+          `  Express hello-world just before: ${show(express)}, CPU ${peerCpuMs.toFixed(3)} ms/request`,
+        );
+        console.log(
+          `  ratio ${(ours.rps / express.rps).toFixed(2)} × Express in req/s; ` +
+            `${(peerCpuMs / cpuMs).toFixed(2)} × in CPU per request (less sensitive to the machine's other load)`,
+        );
       }
     }
   } finally {
