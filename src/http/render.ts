@@ -135,6 +135,42 @@ export function send(res: Response, format: Format, rootName: string, value: Dto
   writeBody(res, format, JSON.stringify(dialect ? dialect.resource(res, rootName, json) : json));
 }
 
+/** Bodies of immutable records (a cached account row), per record object, root and format. */
+const renderedBodies = new WeakMap<object, Map<string, string>>();
+
+/**
+ * send() for a record that never changes once read (a changed account is a new object): its body is
+ * rendered once per record, root and format, and sent as is afterwards. A dialect reshapes per
+ * request, so dialect requests render every time.
+ */
+export function sendRecord(
+  res: Response,
+  format: Format,
+  rootName: string,
+  record: object,
+  dto: () => DtoValue,
+  status = 200,
+): void {
+  if (dialectOf(res)) {
+    send(res, format, rootName, dto(), status);
+    return;
+  }
+  let bodies = renderedBodies.get(record);
+  if (bodies === undefined) {
+    bodies = new Map();
+    renderedBodies.set(record, bodies);
+  }
+  const key = `${format} ${rootName}`;
+  let body = bodies.get(key);
+  if (body === undefined) {
+    const value = dto();
+    body = format === 'xml' ? toXml(rootName, value) : JSON.stringify(toJson(value));
+    bodies.set(key, body);
+  }
+  res.statusCode = status;
+  writeBody(res, format, body);
+}
+
 const CONTENT_TYPES: Record<Format, string> = {
   json: 'application/json; charset=utf-8',
   xml: 'application/xml; charset=utf-8',
