@@ -1,115 +1,169 @@
 /**
- * bench:rest — REST read throughput with Basic auth, server in its own process, autocannon here.
- *   1. GET one account in JSON (target ≥ 3,000 req/s, p99 < 30 ms on 2 cores, generator included)
- *   2. GET the sub-account list in JSON
- * Uses wrk when installed (apt-get install wrk), else autocannon.
- * Usage: npm run bench:rest [-- --duration 10 --connections 50]
+ * bench:rest — REST read throughput with Basic auth (AuthToken) next to an Express hello-world,
+ * both in their own processes, measured by autocannon from this one in the same run:
+ *   1. GET one account in JSON                     goal ≥ 0.8 × Express, p99 < 20 ms
+ *   2. GET the calls list in JSON (page of 50)     goal ≥ 0.5 × Express
+ *   3. GET the sub-account list in JSON (20 items) (no goal; for comparison with older figures)
+ * The Express peer is measured right before each target, so every ratio compares two runs made
+ * seconds apart under the same machine load. The calls table is seeded with `--calls` rows for
+ * the measured account (and as many for another one, so the list filters rather than reads all).
+ * Usage: npm run bench:rest [-- --duration 10 --connections 50 --calls 20000 --runs 1 --only account]
+ * BENCH_CPU_PROF=<dir> writes the server's CPU profile there (ops/bench/cpu-profile-summary.ts).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import autocannon from 'autocannon';
+import { openDb, sql } from '../../src/store/postgres/db.js';
 import { createNamespace } from '../lib/namespace.js';
-import { startServer } from './support.js';
+import { freePort } from '../lib/ports.js';
+import { spawned } from '../lib/tools.js';
+import { cpuSeconds, ROOT, SERVER_IP, startServer } from './support.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i === -1 ? fallback : Number(process.argv[i + 1]);
 };
 const duration = arg('duration', 10);
-const connections = arg('connections', 10);
+const connections = arg('connections', 50);
+const seededCalls = arg('calls', 20_000);
+const runs = arg('runs', 1);
+/** `--only account|calls|subaccounts` measures one target (for a CPU profile of one path). */
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+const WARMUP_S = 2;
 
-async function freePort(): Promise<number> {
-  const s = createServer().listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as { port: number }).port;
-  s.close();
-  return port;
+interface Figures {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly bad: number;
 }
 
-function hasWrk(): boolean {
-  return spawnSync('wrk', ['--version']).error === undefined;
-}
-
-/** Runs wrk (lighter than an in-process generator on 2 cores) and parses its --latency output. */
-async function wrk(url: string, auth: string, seconds: number) {
-  const out = spawnSync(
-    'wrk',
-    ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-H', `authorization: ${auth}`, url],
-    { encoding: 'utf8' },
-  ).stdout;
-  const pick = (re: RegExp) => re.exec(out)?.[1] ?? '?';
-  const non2xx = Number(
-    pick(/Non-2xx or 3xx responses: (\d+)/) === '?' ? 0 : pick(/Non-2xx or 3xx responses: (\d+)/),
-  );
-  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  const errs = socketErrors ? socketErrors.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+async function load(url: string, headers: Record<string, string>, seconds: number): Promise<Figures> {
+  const r = await autocannon({ url, connections, duration: seconds, headers });
   return {
-    rps: Math.round(Number(pick(/Requests\/sec:\s+([\d.]+)/))),
-    p50: pick(/\s50%\s+(\S+)/),
-    p99: pick(/\s99%\s+(\S+)/),
-    errors: non2xx + errs,
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    max: r.latency.max,
+    bad: r.non2xx + r.errors + r.timeouts,
   };
+}
+
+const show = (f: Figures) =>
+  `${f.rps} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms, non-2xx/errors ${f.bad}`;
+
+/** Express's hello world (expressjs.com "Hello world example") on its own port and process. */
+async function startExpressPeer(): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const port = await freePort(SERVER_IP);
+  const code = `const app = require('express')();
+app.get('/', (req, res) => { res.send('Hello World!') });
+app.listen(${port}, '${SERVER_IP}', () => console.log('listening'));`;
+  const child = spawn(process.execPath, ['-e', code], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  await spawned(child, 'node');
+  child.on('error', (e) => console.error('express peer:', e));
+  const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
+  if (!chunk.toString().includes('listening')) throw new Error('express peer did not start');
+  return {
+    url: `http://${SERVER_IP}:${port}/`,
+    pid: child.pid as number,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+/** `n` completed calls of `accountSid`, one a second apart, written straight into the record. */
+async function seedCalls(databaseUrl: string, accountSid: string, n: number): Promise<void> {
+  const db = openDb(databaseUrl, 1);
+  try {
+    await db.query(sql`
+      INSERT INTO calls (sid, account_sid, to_address, from_address, status, start_time, end_time, duration,
+        direction, sip_response_code, date_created, date_updated)
+      SELECT 'CA' || md5(${accountSid} || g::text), ${accountSid}, '+1555' || lpad(g::text, 7, '0'),
+        'alice', 'completed', ts, ts + interval '30 seconds', 30, 'outbound-api', 200, ts, ts + interval '30 seconds'
+      FROM generate_series(1, ${n}) AS g, LATERAL (SELECT now() - make_interval(secs => g) AS ts) t`);
+    await db.query(sql`ANALYZE calls`);
+  } finally {
+    await db.dispose();
+  }
 }
 
 async function main() {
   const ns = await createNamespace('benchrest');
-  const { child, base, admin } = await startServer(ns, null);
+  const started = performance.now();
+  const server = await startServer(ns, null);
+  const sinceStart = () => ((performance.now() - started) / 1000).toFixed(1);
+  const peer = await startExpressPeer();
   try {
-    const tokenAuth = `Basic ${Buffer.from(`${admin.sid}:${admin.auth_token}`).toString('base64')}`;
+    const { base, admin } = server;
+    const auth = {
+      authorization: `Basic ${Buffer.from(`${admin.sid}:${admin.auth_token}`).toString('base64')}`,
+    };
+    let other = '';
     for (let i = 0; i < 20; i++) {
-      await fetch(`${base}/2012-04-24/Accounts.json`, {
+      const r = await fetch(`${base}/2012-04-24/Accounts.json`, {
         method: 'POST',
-        headers: { authorization: tokenAuth, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
         body: `EmailAddress=sub${i}%40example.test&Password=password-123&Role=Developer`,
       });
+      if (!r.ok) throw new Error(`sub-account create: ${r.status} ${await r.text()}`);
+      other ||= ((await r.json()) as { sid: string }).sid;
     }
-    const run = async (title: string, path: string) => {
-      if (hasWrk()) {
-        await wrk(base + path, tokenAuth, 2);
-        const r = await wrk(base + path, tokenAuth, duration);
+    await seedCalls(ns.databaseUrl, admin.sid, seededCalls);
+    await seedCalls(ns.databaseUrl, other, seededCalls);
+
+    console.log(
+      `bench:rest — server pid ${server.child.pid}, node ${process.version}, autocannon in this process, ` +
+        `${connections} connections, ${duration} s per run after ${WARMUP_S} s warm-up, ${seededCalls} calls seeded`,
+    );
+    const targets = [
+      {
+        key: 'account',
+        title: 'GET account (JSON, Basic with AuthToken)',
+        path: `/2012-04-24/Accounts/${admin.sid}.json`,
+      },
+      {
+        key: 'calls',
+        title: 'GET calls list (JSON, page of 50)',
+        path: `/2012-04-24/Accounts/${admin.sid}/Calls.json?PageSize=50`,
+      },
+      {
+        key: 'subaccounts',
+        title: 'GET sub-account list (JSON, 20 items)',
+        path: '/2012-04-24/Accounts.json',
+      },
+    ].filter((t) => only === undefined || t.key === only);
+    for (let run = 1; run <= runs; run++) {
+      if (runs > 1) console.log(`run ${run} of ${runs}`);
+      for (const t of targets) {
+        await load(peer.url, {}, WARMUP_S);
+        const peerCpu0 = cpuSeconds(peer.pid);
+        const express = await load(peer.url, {}, duration);
+        const peerCpuMs = ((cpuSeconds(peer.pid) - peerCpu0) * 1000) / Math.max(1, express.rps * duration);
+        await load(base + t.path, auth, WARMUP_S);
+        const from = sinceStart();
+        const pid = server.child.pid as number;
+        const cpu0 = cpuSeconds(pid);
+        const ours = await load(base + t.path, auth, duration);
+        const cpuMs = ((cpuSeconds(pid) - cpu0) * 1000) / Math.max(1, ours.rps * duration);
+        const window = `${from}–${sinceStart()} s after the server started`;
+        console.log(`${t.title}: ${show(ours)}, server CPU ${cpuMs.toFixed(3)} ms/request [${window}]`);
         console.log(
-          `${title}: ${r.rps} req/s, latency p50 ${r.p50}, p99 ${r.p99}, non-2xx/errors ${r.errors} ` +
-            `(wrk, 1 thread, ${connections} connections, ${duration} s)`,
+          `  Express hello-world just before: ${show(express)}, CPU ${peerCpuMs.toFixed(3)} ms/request`,
         );
-        return;
+        console.log(
+          `  ratio ${(ours.rps / express.rps).toFixed(2)} × Express in req/s; ` +
+            `${(peerCpuMs / cpuMs).toFixed(2)} × in CPU per request (less sensitive to the machine's other load)`,
+        );
       }
-      await autocannon({ url: base + path, connections, duration: 2, headers: { authorization: tokenAuth } });
-      const r = await autocannon({
-        url: base + path,
-        connections,
-        duration,
-        headers: { authorization: tokenAuth },
-      });
-      const non2xx = r.non2xx + r.errors;
-      console.log(
-        `${title}: ${Math.round(r.requests.average)} req/s, latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ` +
-          `max ${r.latency.max} ms, non-2xx/errors ${non2xx} (${connections} connections, ${duration} s)`,
-      );
-    };
-    console.log(`bench:rest — server pid ${child.pid}, node ${process.version}`);
-    if (hasWrk()) {
-      // Calibration: a bare node:http JSON handler on the same machine, same load shape, so figures
-      // can be compared across machines as ratios (shared/notes: 31.5 k req/s on the reference box).
-      const calPort = await freePort();
-      const cal = spawn(
-        process.execPath,
-        [
-          '-e',
-          `require('http').createServer((q,s)=>{s.setHeader('content-type','application/json');s.end('{"ok":true}')}).listen(${calPort},'127.0.0.1')`,
-        ],
-        { stdio: 'ignore' },
-      );
-      await new Promise((r) => setTimeout(r, 500));
-      const c = await wrk(`http://127.0.0.1:${calPort}/`, 'x', Math.min(duration, 5));
-      cal.kill();
-      console.log(`calibration (bare node:http, same load shape): ${c.rps} req/s, p99 ${c.p99}`);
     }
-    await run('GET account (JSON, Basic auth with AuthToken)', `/2012-04-24/Accounts/${admin.sid}.json`);
-    await run('GET sub-account list (JSON, 20 items)', '/2012-04-24/Accounts.json');
   } finally {
-    child.kill('SIGTERM');
-    await once(child, 'exit');
+    await peer.stop();
+    server.child.kill('SIGTERM');
+    await once(server.child, 'exit');
     await ns.dispose();
   }
 }

@@ -12,6 +12,7 @@ import { ProfileResolver } from '../profiles/resolution.js';
 import { RecordingService } from '../recordings/recording-service.js';
 import { LocalRecordingStorage } from '../recordings/storage.js';
 import { CachedNumberStore } from '../store/cached-number-store.js';
+import { CachedProfileStore } from '../store/cached-profile-store.js';
 import type { NumberStore } from '../store/number-store.js';
 import { PgApplicationStore } from '../store/postgres/application-repository.js';
 import { PgCallStore } from '../store/postgres/call-repository.js';
@@ -24,6 +25,7 @@ import { PgNotificationStore } from '../store/postgres/notification-repository.j
 import { PgNumberStore } from '../store/postgres/number-repository.js';
 import { PgProfileStore } from '../store/postgres/profile-repository.js';
 import { PgRecordingStore } from '../store/postgres/recording-repository.js';
+import type { ProfileStore } from '../store/profile-store.js';
 import { RedisChangeBus } from '../store/redis/change-bus.js';
 import { connectRedis, connectSubscriber, type Redis } from '../store/redis/client.js';
 import { RedisGatewayBus } from '../store/redis/gateway-bus.js';
@@ -76,7 +78,7 @@ export interface Repositories {
   readonly recordingStorage: LocalRecordingStorage;
   readonly recordingService: RecordingService;
   readonly gateways: PgGatewayStore;
-  readonly profiles: PgProfileStore;
+  readonly profiles: ProfileStore;
   readonly profileResolver: ProfileResolver;
 }
 
@@ -109,7 +111,12 @@ export async function openRepositories(
   const gatewayBus = new RedisGatewayBus(redis, sub, keys.gatewayChannel);
   await gatewayBus.start();
   const gateways = new PgGatewayStore(db, gatewayBus);
-  const profiles = new PgProfileStore(db);
+  // Every account representation names its effective profile: links are cached, changes announced.
+  const profiles = new CachedProfileStore(
+    new PgProfileStore(db),
+    new RedisChangeBus(redis, sub, keys.profileLinkChannel),
+  );
+  await profiles.start();
   const profileResolver = new ProfileResolver(profiles, accounts);
   // Spec §Account Status: closing an account deletes most of its resources.
   accounts.onClosed(async (accountSid) => {

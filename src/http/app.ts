@@ -169,11 +169,7 @@ export function createApp(deps: AppDeps): App {
       }
       next();
     });
-  if (deps.observability) app.use(observabilityRoutes(deps.observability));
-  app.use(referenceRoutes(routes.entries, deps.publicUrl));
-  app.use(dashboardRoutes());
-  app.use(twilioSurface({ bodyLimit: deps.bodyLimit }));
-  app.use((req, res, next) => {
+  const api = (req: Request, res: Response, next: NextFunction) => {
     if (
       req.url.startsWith(`${API_ROOT}/Profiles`) ||
       req.url.startsWith(`${API_ROOT}/ExtensionsConfiguration`)
@@ -200,7 +196,16 @@ export function createApp(deps: AppDeps): App {
         }
       });
     });
-  });
+  };
+  // The native API first: none of the pages and operations endpoints below lives under its root,
+  // so its requests skip four routers' matching (a measurable share of a cached GET's cost).
+  app.use((req, res, next) => (req.url.startsWith(API_ROOT) ? api(req, res, next) : next()));
+  if (deps.observability) app.use(observabilityRoutes(deps.observability));
+  app.use(referenceRoutes(routes.entries, deps.publicUrl));
+  app.use(dashboardRoutes());
+  // Rewrites the Twilio surface's paths onto the native routes.
+  app.use(twilioSurface({ bodyLimit: deps.bodyLimit }));
+  app.use(api);
   app.use(errorHandler(deps.logger, deps.notifier, deps.publicUrl));
   return { express: app, routes, stream };
 }

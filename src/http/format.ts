@@ -10,6 +10,19 @@ export function negotiateFormat(req: Request, res: Response, next: NextFunction)
   const q = req.url.indexOf('?');
   const path = q === -1 ? req.url : req.url.slice(0, q);
   const query = q === -1 ? '' : req.url.slice(q);
+  const at = path.indexOf('.json');
+  if (at === -1) {
+    state(res).format = 'xml';
+    next();
+    return;
+  }
+  // The usual form: only the last segment carries the suffix (and is more than the suffix).
+  if (at === path.length - 5 && at > 0 && path.charCodeAt(at - 1) !== 47 /* / */) {
+    state(res).format = 'json';
+    req.url = path.slice(0, at) + query;
+    next();
+    return;
+  }
   const segments = path.split('/');
   let json = false;
   for (let i = 0; i < segments.length; i++) {

@@ -47,14 +47,22 @@ export function snakeCase(key: string): string {
 }
 
 export function toJson(value: DtoValue): unknown {
-  if (value instanceof Named) return toJson(value.value);
-  if (value instanceof Items) return value.items.map(toJson);
   if (value === undefined) return null;
   if (value === null || typeof value !== 'object') return value;
+  if (value instanceof Items) {
+    const items = value.items;
+    const out = new Array<unknown>(items.length);
+    for (let i = 0; i < items.length; i++) out[i] = toJson(items[i]);
+    return out;
+  }
+  if (value instanceof Named) return toJson(value.value);
+  // for...in over a plain DTO (own enumerable keys, insertion order): no entries array per object.
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
+  for (const k in value) {
+    const v = value[k];
     if (v === undefined) continue;
-    out[v instanceof Named ? v.jsonName : snakeCase(k)] = toJson(v);
+    if (v === null || typeof v !== 'object') out[snakeCase(k)] = v;
+    else out[v instanceof Named ? v.jsonName : snakeCase(k)] = toJson(v);
   }
   return out;
 }
@@ -125,6 +133,42 @@ export function send(res: Response, format: Format, rootName: string, value: Dto
   const json = toJson(value);
   const dialect = dialectOf(res);
   writeBody(res, format, JSON.stringify(dialect ? dialect.resource(res, rootName, json) : json));
+}
+
+/** Bodies of immutable records (a cached account row), per record object, root and format. */
+const renderedBodies = new WeakMap<object, Map<string, string>>();
+
+/**
+ * send() for a record that never changes once read (a changed account is a new object): its body is
+ * rendered once per record, root and format, and sent as is afterwards. A dialect reshapes per
+ * request, so dialect requests render every time.
+ */
+export function sendRecord(
+  res: Response,
+  format: Format,
+  rootName: string,
+  record: object,
+  dto: () => DtoValue,
+  status = 200,
+): void {
+  if (dialectOf(res)) {
+    send(res, format, rootName, dto(), status);
+    return;
+  }
+  let bodies = renderedBodies.get(record);
+  if (bodies === undefined) {
+    bodies = new Map();
+    renderedBodies.set(record, bodies);
+  }
+  const key = `${format} ${rootName}`;
+  let body = bodies.get(key);
+  if (body === undefined) {
+    const value = dto();
+    body = format === 'xml' ? toXml(rootName, value) : JSON.stringify(toJson(value));
+    bodies.set(key, body);
+  }
+  res.statusCode = status;
+  writeBody(res, format, body);
 }
 
 const CONTENT_TYPES: Record<Format, string> = {

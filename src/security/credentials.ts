@@ -2,7 +2,7 @@
  * Password hashing (scrypt; passwords are never stored in clear), auth tokens, and constant-time
  * secret comparison. Spec §Authentication 1.
  */
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCb) as (
@@ -42,6 +42,14 @@ export function secretsEqual(a: string, b: string): boolean {
   const ha = createHash('sha256').update(a).digest();
   const hb = createHash('sha256').update(b).digest();
   return timingSafeEqual(ha, hb);
+}
+
+/**
+ * A secret's HMAC-SHA-256 under `key` (a per-process random key): what caches keep instead of the
+ * secret, and what a presented secret is compared with (timingSafeEqual on equal-length digests).
+ */
+export function keyedDigest(key: Buffer, secret: string): Buffer {
+  return createHmac('sha256', key).update(secret).digest();
 }
 
 export function sha256Hex(value: string): string {

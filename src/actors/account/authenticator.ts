@@ -10,10 +10,10 @@
  * - A verified password is remembered briefly under an HMAC of (account, secret) with a per-process
  *   key, so repeated logins stay fast and the cache never holds anything a dump could reverse cheaply.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../../errors.js';
-import { secretsEqual, sha256Hex } from '../../security/credentials.js';
+import { keyedDigest, sha256Hex } from '../../security/credentials.js';
 import { type PasswordVerifier, VerifierSaturatedError } from '../../security/password-verifier.js';
 import type { Account } from '../../store/account-store.js';
 import type {
@@ -51,6 +51,12 @@ export class Authenticator {
   private readonly verified = new Map<string, number>();
   private readonly blockedUntil = new Map<string, number>();
   private readonly cacheKey = randomBytes(32);
+  /**
+   * Each cached account record's AuthToken digest, made once per record: a request then costs one
+   * HMAC of the presented secret. A changed token comes with a new record (the change bus evicts the
+   * old one on every node), so an entry never outlives the token it was made from.
+   */
+  private readonly tokenDigests = new WeakMap<Account, Buffer>();
 
   constructor(
     private readonly deps: {
@@ -74,7 +80,7 @@ export class Authenticator {
   async authenticate(user: string, secret: string, source: string): Promise<Account | null> {
     const plausible = user.length <= USER_MAX && !user.includes('\u0000');
     const account = plausible ? await this.deps.resolve(user) : null;
-    if (account && secretsEqual(secret, account.authToken)) return account;
+    if (account && this.isAuthToken(account, secret)) return account;
 
     const { throttle, options } = this.deps;
     // Keyed by the account when one matches, so the sid and the email share one counter.
@@ -149,6 +155,16 @@ export class Authenticator {
     if (state.identityMs > 0) this.blockedUntil.set(`id:${subject.identity}`, now + state.identityMs);
     if (state.sourceMs > 0) this.blockedUntil.set(`ip:${subject.source}`, now + state.sourceMs);
     return Math.max(state.identityMs, state.sourceMs);
+  }
+
+  /** Constant-time: both sides are digests of one length, whatever was presented. */
+  private isAuthToken(account: Account, secret: string): boolean {
+    let expected = this.tokenDigests.get(account);
+    if (expected === undefined) {
+      expected = keyedDigest(this.cacheKey, account.authToken);
+      this.tokenDigests.set(account, expected);
+    }
+    return timingSafeEqual(keyedDigest(this.cacheKey, secret), expected);
   }
 
   private cacheKeyOf(account: Account, secret: string): string {

@@ -10,7 +10,7 @@ import { ACCOUNT_STATUSES, ROLES } from '../../store/account-store.js';
 import { accountOf, callerOf, formatOf } from '../context.js';
 import { list, one, type RouteSpec } from '../openapi/spec.js';
 import { Params } from '../params.js';
-import { Items, send } from '../render.js';
+import { Items, send, sendRecord } from '../render.js';
 import type { RouteTable } from '../router.js';
 import { accountDto, organizationDto } from '../serializers/account.js';
 import { API_ROOT } from '../uris.js';
@@ -28,7 +28,8 @@ export function accountRoutes(routes: RouteTable, deps: AccountRouteDeps): void 
   const sendAccount = async (res: Response, account: Account, status = 200) => {
     const profileSid = await deps.effectiveProfileSid(account);
     res.setHeader('Link', `<${deps.publicUrl}${API_ROOT}/Profiles/${profileSid}>; rel="related"`);
-    send(res, formatOf(res), 'Account', accountDto(account, formatOf(res)), status);
+    const format = formatOf(res);
+    sendRecord(res, format, 'Account', account, () => accountDto(account, format), status);
   };
 
   // Registered before /Accounts/:accountSid so "migrate" is never taken for an account.

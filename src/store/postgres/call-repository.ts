@@ -52,6 +52,13 @@ const COLUMNS: Record<keyof CallUpdate, string> = {
   from: 'from_address',
 };
 
+/** What the REST list shows of a call (toCall's columns; the claim and callback stay unread). */
+const LIST_COLUMNS = sql.__dangerous__rawValue(
+  'sid, parent_call_sid, account_sid, to_address, from_address, phone_number_sid, status, start_time, ' +
+    'end_time, duration, price, price_unit, direction, answered_by, api_version, forwarded_from, ' +
+    'caller_name, sip_call_id, sip_response_code, date_created, date_updated',
+);
+
 /** A call record to insert, with its claim and the StatusCallback kept for its recovery. */
 interface NewCall {
   readonly c: CallRecord;
@@ -214,6 +221,11 @@ export class PgCallStore implements CallStore {
     return row ? toCall(row) : null;
   }
 
+  /**
+   * One page, newest first, with the exact total in the same statement (so the two agree). Without
+   * filters other than the account the total is the account's kept count (migration 0019), not a
+   * count of its rows.
+   */
   async list(f: CallFilter, page: { offset: number; limit: number }) {
     const where = [sql`account_sid = ${f.accountSid}`];
     if (f.to !== undefined) where.push(sql`to_address = ${f.to}`);
@@ -223,10 +235,18 @@ export class PgCallStore implements CallStore {
     if (f.startTimeTo !== undefined) where.push(sql`start_time <= ${f.startTimeTo}`);
     if (f.parentCallSid !== undefined) where.push(sql`parent_call_sid = ${f.parentCallSid}`);
     const cond = sql.join(where, sql` AND `);
-    const [count] = await this.db.query(sql`SELECT count(*)::int AS n FROM calls WHERE ${cond}`);
+    const total =
+      where.length === 1
+        ? sql`(SELECT COALESCE((SELECT n FROM call_counts WHERE account_sid = ${f.accountSid}), 0))`
+        : sql`(SELECT count(*) FROM calls WHERE ${cond})`;
     const rows = await this.db.query(
-      sql`SELECT * FROM calls WHERE ${cond} ORDER BY date_created DESC, sid DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
+      sql`SELECT ${LIST_COLUMNS}, ${total}::int AS list_total FROM calls WHERE ${cond}
+        ORDER BY date_created DESC, sid DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
     );
-    return { total: (count?.n as number) ?? 0, items: rows.map(toCall) };
+    const first = rows[0];
+    if (first !== undefined) return { total: first.list_total as number, items: rows.map(toCall) };
+    // Past the last page (or no calls): the total alone.
+    const [count] = await this.db.query(sql`SELECT ${total}::int AS n`);
+    return { total: (count?.n as number) ?? 0, items: [] };
   }
 }
