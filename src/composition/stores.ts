@@ -11,7 +11,9 @@ import { Notifier } from '../notifications/notifier.js';
 import { ProfileResolver } from '../profiles/resolution.js';
 import { RecordingService } from '../recordings/recording-service.js';
 import { LocalRecordingStorage } from '../recordings/storage.js';
+import { CachedClientStore } from '../store/cached-client-store.js';
 import { CachedNumberStore } from '../store/cached-number-store.js';
+import type { ClientStore } from '../store/client-store.js';
 import type { NumberStore } from '../store/number-store.js';
 import { PgApplicationStore } from '../store/postgres/application-repository.js';
 import { PgCallStore } from '../store/postgres/call-repository.js';
@@ -64,7 +66,7 @@ export async function connectStores(
 export interface Repositories {
   readonly calls: PgCallStore;
   readonly applications: PgApplicationStore;
-  readonly clients: PgClientStore;
+  readonly clients: ClientStore;
   readonly numbers: NumberStore;
   readonly notifications: PgNotificationStore;
   readonly notifier: Notifier;
@@ -89,7 +91,12 @@ export async function openRepositories(
 ): Promise<Repositories> {
   const calls = new PgCallStore(db);
   const applications = new PgApplicationStore(db);
-  const clients = new PgClientStore(db);
+  const clients = new CachedClientStore(
+    new PgClientStore(db),
+    new RedisChangeBus(redis, sub, keys.clientChannel),
+    new RedisChangeBus(redis, sub, keys.accountChannel),
+  );
+  await clients.start();
   const numbers = new CachedNumberStore(
     new PgNumberStore(db),
     new RedisChangeBus(redis, sub, keys.numberChannel),

@@ -12,6 +12,8 @@ export function redisKeys(prefix: string) {
     accountChannel: `${p}chan:account`,
     /** Incoming numbers changed (their e164, or `*`): nodes forget cached routing lookups. */
     numberChannel: `${p}chan:number`,
+    /** Clients of an account changed (its sid): nodes forget the registrar's cached credentials. */
+    clientChannel: `${p}chan:client`,
     /** Failed logins of one identity (an opaque hash) in the current throttle window. */
     authFailuresIdentity: (identity: string) => `${p}auth:fail:id:${identity}`,
     /** Failed logins from one client address in the current throttle window. */
