@@ -8,6 +8,7 @@
  *      both, their ratio and each one's CPU per registration. Goal ≥ 12,000/s (≥ 0.5× Kamailio).
  *   2. Plain INVITE/200/ACK/BYE at 200 calls/s against a bare answerer (SipStack + SipLegs):
  *      achieved rate, failures, and the stack's CPU per call.
+ * Columns: sipp's retransmissions and the machine's UDP receive-buffer drops during the step.
  * Rates are sipp's achieved ones (successful calls / elapsed), not `-r`. A warm-up pass registers
  * every user once first (the server's credential cache and both registrars' bindings are warm, as
  * in service, where clients refresh).
@@ -16,7 +17,7 @@
  */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newSid, SidPrefix } from '../../src/ids.js';
@@ -107,6 +108,20 @@ interface Target {
 
 const P99_LIMIT_MS = 50;
 
+/**
+ * Datagrams the kernel dropped for a full socket receive buffer, machine-wide (/proc/net/snmp
+ * RcvbufErrors): a registrar off the CPU too long loses requests here, and sipp then waits 500 ms
+ * to retransmit. Other processes' drops count too.
+ */
+function udpReceiveDrops(): number {
+  const lines = readFileSync('/proc/net/snmp', 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('Udp:'));
+  const [head, values] = lines.map((l) => l.split(/\s+/));
+  const i = head?.indexOf('RcvbufErrors') ?? -1;
+  return i > 0 ? Number(values?.[i] ?? 0) : 0;
+}
+
 /** One sipp run of the REGISTER scenario at `rate`/s for `seconds` against `address`. */
 async function registerRun(address: string, csv: string, rate: number, seconds: number): Promise<SippRun> {
   return sipp(
@@ -138,8 +153,10 @@ async function registerRun(address: string, csv: string, rate: number, seconds: 
 
 async function step(t: Target, csv: string, rate: number): Promise<void> {
   const cpu0 = t.cpuSeconds();
+  const drops0 = udpReceiveDrops();
   const r = await registerRun(t.address, csv, rate, STEP_SECONDS);
   const cpu = t.cpuSeconds() - cpu0;
+  const drops = udpReceiveDrops() - drops0;
   const achieved = r.elapsed > 0 ? r.successful / r.elapsed : 0;
   const p50 = percentile(r.rtts, 50);
   const p99 = percentile(r.rtts, 99);
@@ -154,6 +171,8 @@ async function step(t: Target, csv: string, rate: number): Promise<void> {
       `${p50} / ${p99} / ${r.rtts[r.rtts.length - 1] ?? '?'}`.padStart(18),
       ((cpu * 1000) / Math.max(1, r.successful)).toFixed(3).padStart(9),
       `${((cpu / Math.max(0.001, r.elapsed)) * 100).toFixed(0)} %`.padStart(6),
+      String(r.retransmissions).padStart(7),
+      String(drops).padStart(7),
       pass ? 'pass' : 'FAIL',
     ].join(' | '),
   );
@@ -215,7 +234,7 @@ async function registrations(): Promise<void> {
       console.log(`warm-up ${t.name}: ${warm.successful} registered, ${warm.failed} failed`);
     }
     console.log(
-      ' rate/s | registrar   | achieved |      ok | failed | p50 / p99 / max ms | CPU ms/reg |  core | step',
+      ' rate/s | registrar   | achieved |      ok | failed | p50 / p99 / max ms | CPU ms/reg |  core | retrans |   drops | step',
     );
     for (const rate of RATES) {
       const running = targets.filter((t) => !t.stopped);

@@ -64,6 +64,13 @@ export interface SendOptions {
 /** Option tags we support in Require (none beyond the base spec yet). */
 const SUPPORTED_EXTENSIONS = new Set<string>([]);
 const SUPPORTED_SCHEMES = new Set(['sip', 'sips', 'tel']);
+/**
+ * Requests answered without a server transaction, as Kamailio's registrar answers (sl): a
+ * retransmitted REGISTER is simply handled again (the same binding is written again), and nothing
+ * is kept for the 32 s of Timer J. At thousands of REGISTERs a second those transactions were most
+ * of the heap and of the garbage collector's pauses.
+ */
+const STATELESS_METHODS = new Set(['REGISTER']);
 /** Session descriptions we read in INVITE bodies (others → 415 with Accept, RFC 3261 §21.4.13). */
 const SESSION_TYPES = new Set(['application/sdp']);
 
@@ -86,6 +93,8 @@ export class SipStack {
   readonly transports: SipTransports;
   private readonly layer: TransactionLayer;
   private handler: RequestHandler = (rq) => this.respond(rq, 503);
+  /** Where to answer a request that has no server transaction (STATELESS_METHODS). */
+  private readonly statelessReplies = new WeakMap<SipRequest, SipConnection>();
   readonly counters: StackCounters = { received: 0, rejected: 0, dropped: 0, handlerErrors: 0 };
 
   constructor(
@@ -176,7 +185,8 @@ export class SipStack {
     }
     const cn = this.transports.get(flow);
     if (!cn) return;
-    this.layer.createServerTransaction(rq, cn);
+    if (STATELESS_METHODS.has(rq.method)) this.statelessReplies.set(rq, cn);
+    else this.layer.createServerTransaction(rq, cn);
 
     const mf = rq.headers['max-forwards'];
     if (mf !== undefined && Number(mf) <= 0) return void this.respond(rq, 483);
@@ -225,7 +235,9 @@ export class SipStack {
     options: { reason?: string; toTag?: string; headers?: Record<string, unknown>; content?: string } = {},
   ): SipResponse {
     const rs = makeResponse(rq, status, options);
-    this.sendResponse(rs);
+    const stateless = this.statelessReplies.get(rq);
+    if (stateless) stateless.send(rs);
+    else this.sendResponse(rs);
     return rs;
   }
 
