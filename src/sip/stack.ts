@@ -27,6 +27,7 @@ import {
   stackUriOf,
   wireUri,
 } from './message.js';
+import { RecentReplies } from './recent-replies.js';
 import { type SipUri, uriScheme } from './sip-uri.js';
 import {
   type Flow,
@@ -65,10 +66,10 @@ export interface SendOptions {
 const SUPPORTED_EXTENSIONS = new Set<string>([]);
 const SUPPORTED_SCHEMES = new Set(['sip', 'sips', 'tel']);
 /**
- * Requests answered without a server transaction, as Kamailio's registrar answers (sl): a
- * retransmitted REGISTER is simply handled again (the same binding is written again), and nothing
- * is kept for the 32 s of Timer J. At thousands of REGISTERs a second those transactions were most
- * of the heap and of the garbage collector's pauses.
+ * Requests answered without a server transaction, as Kamailio's registrar answers (sl): only the
+ * final answer's bytes are kept a few seconds for retransmissions (RecentReplies), not a
+ * transaction object with its timers for the 32 s of Timer J. At thousands of REGISTERs a second
+ * those transactions were most of the heap and of the garbage collector's pauses.
  */
 const STATELESS_METHODS = new Set(['REGISTER']);
 /** Session descriptions we read in INVITE bodies (others → 415 with Accept, RFC 3261 §21.4.13). */
@@ -94,7 +95,8 @@ export class SipStack {
   private readonly layer: TransactionLayer;
   private handler: RequestHandler = (rq) => this.respond(rq, 503);
   /** Where to answer a request that has no server transaction (STATELESS_METHODS). */
-  private readonly statelessReplies = new WeakMap<SipRequest, SipConnection>();
+  private readonly statelessReplies = new WeakMap<SipRequest, { flow: Flow; key: string | null }>();
+  private readonly recentReplies = new RecentReplies();
   readonly counters: StackCounters = { received: 0, rejected: 0, dropped: 0, handlerErrors: 0 };
 
   constructor(
@@ -185,8 +187,13 @@ export class SipStack {
     }
     const cn = this.transports.get(flow);
     if (!cn) return;
-    if (STATELESS_METHODS.has(rq.method)) this.statelessReplies.set(rq, cn);
-    else this.layer.createServerTransaction(rq, cn);
+    if (STATELESS_METHODS.has(rq.method)) {
+      const key = RecentReplies.keyOf(rq, flow);
+      const seen = key === null ? null : this.recentReplies.begin(key);
+      if (seen?.kind === 'pending') return;
+      if (seen?.kind === 'answered') return void this.transports.sendRaw(flow, seen.text);
+      this.statelessReplies.set(rq, { flow, key });
+    } else this.layer.createServerTransaction(rq, cn);
 
     const mf = rq.headers['max-forwards'];
     if (mf !== undefined && Number(mf) <= 0) return void this.respond(rq, 483);
@@ -236,8 +243,11 @@ export class SipStack {
   ): SipResponse {
     const rs = makeResponse(rq, status, options);
     const stateless = this.statelessReplies.get(rq);
-    if (stateless) stateless.send(rs);
-    else this.sendResponse(rs);
+    if (stateless) {
+      const text = stack.stringify(rs);
+      if (stateless.key !== null && status >= 200) this.recentReplies.answered(stateless.key, text);
+      this.transports.sendRaw(stateless.flow, text);
+    } else this.sendResponse(rs);
     return rs;
   }
 
