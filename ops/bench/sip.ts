@@ -225,12 +225,8 @@ async function registrations(): Promise<void> {
         .join(' ')}`,
     );
     for (const t of targets) {
-      const warm = await registerRun(
-        t.address,
-        csv,
-        Math.min(2000, RATES[0] ?? 1000),
-        Math.ceil(USERS / 2000),
-      );
+      const warmRate = Math.min(2000, RATES[0] ?? 1000);
+      const warm = await registerRun(t.address, csv, warmRate, Math.ceil(USERS / warmRate));
       console.log(`warm-up ${t.name}: ${warm.successful} registered, ${warm.failed} failed`);
     }
     console.log(

@@ -4,7 +4,7 @@
  * change one that somebody else holds (the transaction layer keeps and re-sends what it is given).
  */
 
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { StackHeaders, StackMessage, StackNameAddr, StackUri } from 'sip';
 import * as stack from 'sip';
 import { parseSipUri, type SipUri, SipUriError } from './sip-uri.js';
@@ -75,9 +75,24 @@ export const ALLOWED_METHODS = [
 ] as const;
 export const ALLOW_HEADER = ALLOWED_METHODS.join(', ');
 
-export const newTag = (): string => randomBytes(6).toString('hex');
-export const newCallId = (host: string): string => `${randomBytes(12).toString('hex')}@${host}`;
-export const newBranch = (): string => `z9hG4bK${randomBytes(9).toString('hex')}`;
+/**
+ * Random bytes as hex, drawn from a pool filled 4 KB at a time: every response carries a new
+ * To-tag, and one call into the CSPRNG per tag cost more than the rest of building the response.
+ */
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+function randomHex(bytes: number): string {
+  if (poolAt + bytes > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  poolAt += bytes;
+  return pool.toString('hex', poolAt - bytes, poolAt);
+}
+
+export const newTag = (): string => randomHex(6);
+export const newCallId = (host: string): string => `${randomHex(12)}@${host}`;
+export const newBranch = (): string => `z9hG4bK${randomHex(9)}`;
 
 /**
  * Deep copy of message data (plain objects, arrays, strings, numbers), as structuredClone would
