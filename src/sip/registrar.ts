@@ -4,6 +4,8 @@
  * to the service's own address belongs to the default organization's domain. Only an enabled
  * client of an active account may register (others 403). Bindings live in Redis with their
  * expiry; TCP and WS clients are reached again over the connection they registered on.
+ * The hot path is memory and one Redis script: the client store given here caches credentials
+ * (CachedClientStore), nonces are stateless, and the binding write is one round trip.
  */
 import type { Logger } from 'pino';
 import type { StackAuth, StackNameAddr } from 'sip';
