@@ -44,7 +44,9 @@ const arg = (name: string, fallback: string) => {
 };
 const USERS = Number(arg('users', '10000'));
 const STEP_SECONDS = Number(arg('step', '10'));
-const RATES = arg('rates', '500,1000,2000,3000,4000,6000,8000,10000,12000,16000,20000,24000').split(',').map(Number);
+const RATES = arg('rates', '500,1000,2000,3000,4000,6000,8000,10000,12000,16000,20000,24000')
+  .split(',')
+  .map(Number);
 
 /** 10,000 enabled clients of the Super Admin's account in the default organization, straight into Postgres. */
 async function provisionClients(databaseUrl: string, dir: string): Promise<string> {
