@@ -227,6 +227,17 @@ function serverEntry(): 'src' | 'dist' {
 }
 
 /**
+ * BENCH_LOOP_LAG=1: the server prints each second in which its event loop stalled ≥ 20 ms
+ * (ops/bench/loop-lag.mjs); BENCH_TRACE_GC=1: V8 prints every collection (`--trace-gc`).
+ */
+function diagnostics(): string[] {
+  return [
+    ...(process.env.BENCH_LOOP_LAG === '1' ? ['--import', join(ROOT, 'ops/bench/loop-lag.mjs')] : []),
+    ...(process.env.BENCH_TRACE_GC === '1' ? ['--trace-gc'] : []),
+  ];
+}
+
+/**
  * Starts the server (see serverEntry) in its own process on a fresh namespace (SIP on SERVER_IP:`sipPort`, or
  * SIP_ENABLED=false without one); resolves once the API answers.
  */
@@ -254,7 +265,7 @@ export async function startServer(
     admin: ADMIN,
     host: SERVER_IP,
     sipPort,
-    nodeArgs: [...prof, ...heap, ...inspect],
+    nodeArgs: [...prof, ...heap, ...inspect, ...diagnostics()],
     env: { LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

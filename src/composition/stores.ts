@@ -11,8 +11,10 @@ import { Notifier } from '../notifications/notifier.js';
 import { ProfileResolver } from '../profiles/resolution.js';
 import { RecordingService } from '../recordings/recording-service.js';
 import { LocalRecordingStorage } from '../recordings/storage.js';
+import { CachedClientStore } from '../store/cached-client-store.js';
 import { CachedNumberStore } from '../store/cached-number-store.js';
 import { CachedProfileStore } from '../store/cached-profile-store.js';
+import type { ClientStore } from '../store/client-store.js';
 import type { NumberStore } from '../store/number-store.js';
 import { PgApplicationStore } from '../store/postgres/application-repository.js';
 import { PgCallStore } from '../store/postgres/call-repository.js';
@@ -68,7 +70,7 @@ export async function connectStores(
 export interface Repositories {
   readonly calls: PgCallStore;
   readonly applications: PgApplicationStore;
-  readonly clients: PgClientStore;
+  readonly clients: ClientStore;
   readonly numbers: NumberStore;
   readonly callerIds: PgCallerIdStore;
   readonly notifications: PgNotificationStore;
@@ -95,7 +97,12 @@ export async function openRepositories(
 ): Promise<Repositories> {
   const calls = new PgCallStore(db);
   const applications = new PgApplicationStore(db);
-  const clients = new PgClientStore(db);
+  const clients = new CachedClientStore(
+    new PgClientStore(db),
+    new RedisChangeBus(redis, sub, keys.clientChannel),
+    new RedisChangeBus(redis, sub, keys.accountChannel),
+  );
+  await clients.start();
   const numbers = new CachedNumberStore(
     new PgNumberStore(db),
     new RedisChangeBus(redis, sub, keys.numberChannel),

@@ -4,6 +4,8 @@
  * to the service's own address belongs to the default organization's domain. Only an enabled
  * client of an active account may register (others 403). Bindings live in Redis with their
  * expiry; TCP and WS clients are reached again over the connection they registered on.
+ * The hot path is memory and one Redis script: the client store given here caches credentials
+ * (CachedClientStore), nonces are stateless, and the binding write is one round trip.
  */
 import type { Logger } from 'pino';
 import type { StackAuth, StackNameAddr } from 'sip';
@@ -188,7 +190,6 @@ export class Registrar {
     } else {
       const upsert: Binding[] = [];
       const remove: string[] = [];
-      const existing = new Map((await this.store.list(aor)).map((b) => [b.contact, b]));
       for (const c of contacts) {
         const contact = contactUri(c);
         if (!contact) return void this.stack.respond(rq, 400, { reason: 'Bad Contact' });
@@ -202,7 +203,6 @@ export class Registrar {
         if (requested < min) {
           return void this.stack.respond(rq, 423, { headers: { 'min-expires': String(min) } });
         }
-        const prev = existing.get(contact);
         upsert.push({
           aor,
           contact,
@@ -213,17 +213,27 @@ export class Registrar {
           clientSid: auth.subject.client.sid,
           flow,
           userAgent: headerText(rq, 'user-agent') ?? null,
-          registeredAt: prev?.registeredAt ?? now,
+          // The store keeps the first registration time of a contact it already has.
+          registeredAt: now,
         });
       }
-      const total = new Set([...existing.keys(), ...upsert.map((b) => b.contact)]);
-      for (const r of remove) total.delete(r);
-      if (total.size > RegistrarLimits.MAX_CONTACTS)
-        return void this.stack.respond(rq, 403, { reason: 'Too Many Contacts' });
-      live = await this.store.apply(aor, upsert, remove);
+      // One round trip: the store checks the contact limit and writes, or writes nothing.
+      const applied = await this.store.apply(aor, upsert, remove, RegistrarLimits.MAX_CONTACTS);
+      if (!applied) return void this.stack.respond(rq, 403, { reason: 'Too Many Contacts' });
+      live = applied;
       this.announce({ aor, ...subjectOf(auth), at: now, upserted: upsert, removed: remove });
-      this.log.info(
-        { aor, added: upsert.length, removed: remove.length, protocol: flow.protocol },
+      // A refresh (every client, every few minutes) is routine; a new or removed contact is news.
+      const added = upsert.filter((u) =>
+        applied.some((b) => b.contact === u.contact && b.registeredAt === now),
+      );
+      this.log[added.length || remove.length ? 'info' : 'debug'](
+        {
+          aor,
+          added: added.length,
+          refreshed: upsert.length - added.length,
+          removed: remove.length,
+          protocol: flow.protocol,
+        },
         'sip registration updated',
       );
     }

@@ -27,6 +27,7 @@ import {
   stackUriOf,
   wireUri,
 } from './message.js';
+import { RecentReplies } from './recent-replies.js';
 import { type SipUri, uriScheme } from './sip-uri.js';
 import {
   type Flow,
@@ -65,6 +66,14 @@ export interface SendOptions {
 const SUPPORTED_EXTENSIONS = new Set<string>([]);
 const SUPPORTED_SCHEMES = new Set(['sip', 'sips', 'tel']);
 /**
+/**
+ * Requests answered without a server transaction, as Kamailio's registrar answers (sl): only the
+ * final answer's bytes are kept a few seconds for retransmissions (RecentReplies), not a
+ * transaction object with its timers for the 32 s of Timer J. At thousands of REGISTERs a second
+ * those transactions were most of the heap and of the garbage collector's pauses.
+ */
+const STATELESS_METHODS = new Set(['REGISTER']);
+/**
  * INVITE bodies we read (others → 415 with Accept, RFC 3261 §21.4.13): session descriptions, and
  * USSD (3GPP TS 24.390), whose sessions SipLegs hands to the USSD runtime.
  */
@@ -89,6 +98,9 @@ export class SipStack {
   readonly transports: SipTransports;
   private readonly layer: TransactionLayer;
   private handler: RequestHandler = (rq) => this.respond(rq, 503);
+  /** Where to answer a request that has no server transaction (STATELESS_METHODS). */
+  private readonly statelessReplies = new WeakMap<SipRequest, { flow: Flow; key: string | null }>();
+  private readonly recentReplies = new RecentReplies();
   readonly counters: StackCounters = { received: 0, rejected: 0, dropped: 0, handlerErrors: 0 };
 
   constructor(
@@ -179,7 +191,13 @@ export class SipStack {
     }
     const cn = this.transports.get(flow);
     if (!cn) return;
-    this.layer.createServerTransaction(rq, cn);
+    if (STATELESS_METHODS.has(rq.method)) {
+      const key = RecentReplies.keyOf(rq, flow);
+      const seen = key === null ? null : this.recentReplies.begin(key);
+      if (seen?.kind === 'pending') return;
+      if (seen?.kind === 'answered') return void this.transports.sendRaw(flow, seen.text);
+      this.statelessReplies.set(rq, { flow, key });
+    } else this.layer.createServerTransaction(rq, cn);
 
     const mf = rq.headers['max-forwards'];
     if (mf !== undefined && Number(mf) <= 0) return void this.respond(rq, 483);
@@ -228,7 +246,12 @@ export class SipStack {
     options: { reason?: string; toTag?: string; headers?: Record<string, unknown>; content?: string } = {},
   ): SipResponse {
     const rs = makeResponse(rq, status, options);
-    this.sendResponse(rs);
+    const stateless = this.statelessReplies.get(rq);
+    if (stateless) {
+      const text = stack.stringify(rs);
+      if (stateless.key !== null && status >= 200) this.recentReplies.answered(stateless.key, text);
+      this.transports.sendRaw(stateless.flow, text);
+    } else this.sendResponse(rs);
     return rs;
   }
 

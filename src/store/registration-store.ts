@@ -1,6 +1,6 @@
 /**
  * Registrar location service (RFC 3261 §10.3): bindings of an address of record to contacts, each
- * with its own expiry, shared by every node. Also the nonces of digest challenges.
+ * with its own expiry, shared by every node. Also the one secret digest nonces are signed with.
  */
 
 /** The transport flow a binding was registered over (reused to reach TCP/WS clients). */
@@ -31,8 +31,17 @@ export interface Binding {
 export interface RegistrationStore {
   /** Live bindings of the AOR (expired ones are never returned). */
   list(aor: string): Promise<Binding[]>;
-  /** Adds or refreshes bindings and removes the contacts listed in `remove`, atomically per AOR. */
-  apply(aor: string, upsert: readonly Binding[], remove: readonly string[]): Promise<Binding[]>;
+  /**
+   * Adds or refreshes bindings and removes the contacts listed in `remove`, atomically per AOR, in
+   * one round trip. A refreshed contact keeps its first `registeredAt`. Returns the live bindings, or
+   * null, writing nothing, when the AOR would end up with more than `maxContacts`.
+   */
+  apply(
+    aor: string,
+    upsert: readonly Binding[],
+    remove: readonly string[],
+    maxContacts: number,
+  ): Promise<Binding[] | null>;
   /** Removes every binding of the AOR. */
   clear(aor: string): Promise<void>;
   /** Number of AORs with at least one live binding (supervisor metric RegisteredUsers). */

@@ -14,6 +14,8 @@ export function redisKeys(prefix: string) {
     numberChannel: `${p}chan:number`,
     /** Profile links changed: nodes forget cached effective-profile lookups. */
     profileLinkChannel: `${p}chan:profile-link`,
+    /** Clients of an account changed (its sid): nodes forget the registrar's cached credentials. */
+    clientChannel: `${p}chan:client`,
     /** Failed logins of one identity (an opaque hash) in the current throttle window. */
     authFailuresIdentity: (identity: string) => `${p}auth:fail:id:${identity}`,
     /** Failed logins from one client address in the current throttle window. */

@@ -2,31 +2,53 @@
  * Redis RegistrationStore: one hash per AOR (field = contact URI, value = binding JSON), a sorted set
  * of AORs scored by their latest expiry (for the registered-user count), and the one digest secret all nodes sign nonces with.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Binding, RegistrationStore } from '../registration-store.js';
 import type { Redis } from './client.js';
 import type { RedisKeys } from './keys.js';
 
 /**
- * KEYS[1] AOR hash, KEYS[2] AOR index zset. ARGV[1] now ms, ARGV[2] AOR, ARGV[3] JSON array of
- * bindings to upsert, ARGV[4] JSON array of contacts to remove. Returns the live bindings (JSON).
+ * KEYS[1] AOR hash, KEYS[2] AOR index zset. ARGV[1] now ms, ARGV[2] AOR, ARGV[3] most contacts,
+ * ARGV[4] how many contacts to remove, then those contacts, then the upserts as (contact, binding
+ * JSON) pairs. Drops expired bindings it meets (expiry is lazy: nothing sweeps). Returns the live
+ * bindings (JSON), or false, writing nothing, when there would be more than ARGV[3].
  */
 const APPLY = `
 local now = tonumber(ARGV[1])
-for _, c in ipairs(cjson.decode(ARGV[4])) do redis.call('HDEL', KEYS[1], c) end
-for _, b in ipairs(cjson.decode(ARGV[3])) do redis.call('HSET', KEYS[1], b.contact, cjson.encode(b)) end
+local nremove = tonumber(ARGV[4])
 local all = redis.call('HGETALL', KEYS[1])
 local live = {}
-local latest = 0
+local gone = {}
 for i = 1, #all, 2 do
   local b = cjson.decode(all[i + 1])
-  if b.expiresAt <= now then
-    redis.call('HDEL', KEYS[1], all[i])
-  else
-    table.insert(live, all[i + 1])
-    if b.expiresAt > latest then latest = b.expiresAt end
-  end
+  if b.expiresAt > now then live[all[i]] = { json = all[i + 1], b = b } else table.insert(gone, all[i]) end
 end
+for i = 5, 4 + nremove do
+  live[ARGV[i]] = nil
+  table.insert(gone, ARGV[i])
+end
+local set = {}
+for i = 5 + nremove, #ARGV, 2 do
+  local contact, json = ARGV[i], ARGV[i + 1]
+  local b = cjson.decode(json)
+  local old = live[contact]
+  if old then
+    b.registeredAt = old.b.registeredAt
+    json = cjson.encode(b)
+  end
+  live[contact] = { json = json, b = b }
+  table.insert(set, contact)
+  table.insert(set, json)
+end
+local out = {}
+local latest = 0
+for _, e in pairs(live) do
+  table.insert(out, e.json)
+  if e.b.expiresAt > latest then latest = e.b.expiresAt end
+end
+if #out > tonumber(ARGV[3]) then return false end
+if #gone > 0 then redis.call('HDEL', KEYS[1], unpack(gone)) end
+if #set > 0 then redis.call('HSET', KEYS[1], unpack(set)) end
 if latest > 0 then
   redis.call('PEXPIREAT', KEYS[1], latest)
   redis.call('ZADD', KEYS[2], latest, ARGV[2])
@@ -34,8 +56,9 @@ else
   redis.call('DEL', KEYS[1])
   redis.call('ZREM', KEYS[2], ARGV[2])
 end
-return live
+return out
 `;
+const APPLY_SHA = createHash('sha1').update(APPLY).digest('hex');
 
 export class RedisRegistrationStore implements RegistrationStore {
   constructor(
@@ -50,12 +73,33 @@ export class RedisRegistrationStore implements RegistrationStore {
     return all.map((v) => JSON.parse(v) as Binding).filter((b) => b.expiresAt > now);
   }
 
-  async apply(aor: string, upsert: readonly Binding[], remove: readonly string[]): Promise<Binding[]> {
-    const live = (await this.redis.eval(APPLY, {
+  async apply(
+    aor: string,
+    upsert: readonly Binding[],
+    remove: readonly string[],
+    maxContacts: number,
+  ): Promise<Binding[] | null> {
+    const options = {
       keys: [this.keys.sipBindings(aor), this.keys.sipBindingIndex],
-      arguments: [String(this.now()), aor, JSON.stringify(upsert), JSON.stringify(remove)],
-    })) as string[];
-    return live.map((v) => JSON.parse(v) as Binding);
+      arguments: [
+        String(this.now()),
+        aor,
+        String(maxContacts),
+        String(remove.length),
+        ...remove,
+        ...upsert.flatMap((b) => [b.contact, JSON.stringify(b)]),
+      ],
+    };
+    // The script by its hash (a REGISTER sends a few hundred bytes, not the script); loaded on first
+    // use and again after a Redis restart.
+    let live: unknown;
+    try {
+      live = await this.redis.evalSha(APPLY_SHA, options);
+    } catch (e) {
+      if (!String((e as Error)?.message).startsWith('NOSCRIPT')) throw e;
+      live = await this.redis.eval(APPLY, options);
+    }
+    return Array.isArray(live) ? live.map((v) => JSON.parse(String(v)) as Binding) : null;
   }
 
   async clear(aor: string): Promise<void> {
