@@ -1,6 +1,7 @@
 /** Notifications over HTTP: list filters, SortBy both ways, Limit, paging envelope, per-call list, API misuse. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Credentials, startTestServer, type TestServer } from '../support/server.js';
+import { until } from '../support/until.js';
 import { XMLParser } from '../support/xml.js';
 
 let ts: TestServer;
@@ -134,7 +135,12 @@ describe('Notifications', () => {
       `${API}/Accounts/${owner.sid}/Applications.json`,
       as({ form: { FriendlyName: 'x', Kind: 'telepathy' } }),
     );
-    const list = await ts.request('GET', `${base()}.json?ErrorCode=21100&SortBy=DateCreated:desc`, as());
+    // The notification is written after the 400 has been answered.
+    const list = await until(
+      () => ts.request('GET', `${base()}.json?ErrorCode=21100&SortBy=DateCreated:desc`, as()),
+      (r) => r.json.total >= 1,
+      5000,
+    );
     expect(list.json.total).toBeGreaterThanOrEqual(1);
     expect(list.json.notifications[0]).toMatchObject({ log: 1, request_method: 'POST' });
     expect(list.json.notifications[0].request_url).toContain('/Applications.json');

@@ -82,6 +82,8 @@ describe('/health and /ready', () => {
         redis: { status: 'up', required: true },
         sip: { status: 'up', required: true },
         media: { status: 'up', required: true },
+        // Not draining (SIGTERM turns it down: README, "Stopping a node").
+        accepting: { status: 'up', required: true, parts: { state: 'accepting' } },
       },
     });
   });
