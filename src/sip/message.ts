@@ -45,6 +45,7 @@ export const ReasonPhrase: Readonly<Record<number, string>> = {
   423: 'Interval Too Brief',
   480: 'Temporarily Unavailable',
   481: 'Call/Transaction Does Not Exist',
+  489: 'Bad Event',
   482: 'Loop Detected',
   483: 'Too Many Hops',
   484: 'Address Incomplete',
@@ -72,6 +73,8 @@ export const ALLOWED_METHODS = [
   'REGISTER',
   'MESSAGE',
   'INFO',
+  'REFER',
+  'NOTIFY',
 ] as const;
 export const ALLOW_HEADER = ALLOWED_METHODS.join(', ');
 

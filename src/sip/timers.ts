@@ -17,6 +17,11 @@ export const SipTimers = {
   ACK_WAIT: 64 * 500,
   /** A UAC that got a 1xx to its INVITE waits this long for CANCEL's effect before giving up (§9.1). */
   CANCEL_WAIT: 64 * 500,
+  /**
+   * A REFER the call layer has not answered by then gets 500 (well inside its non-INVITE
+   * transaction, Timer F = 64·T1).
+   */
+  REFER_ANSWER: 16 * 500,
 } as const;
 
 /** Registrar limits (RFC 3261 §10.3 step 7): requested expiries are clamped to this range. */
