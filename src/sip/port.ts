@@ -130,6 +130,12 @@ export type SipEvent =
       readonly reason: string;
     };
 
+/**
+ * The implicit subscription of a REFER we accept lasts at most this long (RFC 3515 §2.4.4): its
+ * final NOTIFY goes out by then, whatever became of the transfer.
+ */
+export const REFER_SUBSCRIPTION_SECONDS = 120;
+
 export const TERMINAL_SIP_EVENTS = new Set<SipEvent['type']>([
   'sip.failed',
   'sip.bye',

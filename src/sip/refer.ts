@@ -13,12 +13,9 @@
  */
 import type { Logger } from 'pino';
 import { headerText, ReasonPhrase, type SipRequest, type SipResponse, sipUriOf } from './message.js';
-import type { SipEvent } from './port.js';
+import { REFER_SUBSCRIPTION_SECONDS, type SipEvent } from './port.js';
 import type { SipStack } from './stack.js';
 import { SipTimers } from './timers.js';
-
-/** How long the implicit subscription of an accepted REFER lasts at most, seconds. */
-export const REFER_SUBSCRIPTION_SECONDS = 120;
 
 /** What the REFER handling needs of the legs. */
 export interface ReferLegs {

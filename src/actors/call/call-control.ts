@@ -121,9 +121,11 @@ export class RuntimeCallControl implements CallControl, Dialer {
       }
       if (legs.length === 0) return { status: 'failed', dialCallSid: null, durationSeconds: 0 };
       const winner = await firstAnswered(legs);
+      if (winner) this.runtime.dialDecided(request.callSid, 200);
       if (!winner) {
         const ends = await Promise.all(legs.map((l) => l.ended));
         const last = ends[ends.length - 1]!;
+        this.runtime.dialDecided(request.callSid, last.sipStatus ?? 480);
         return {
           status: dialStatusOf(last),
           dialCallSid: null,
@@ -159,7 +161,7 @@ export class RuntimeCallControl implements CallControl, Dialer {
       offStar?.();
       if (limit) clearTimeout(limit);
       this.media.unbridge(request.endpointId, winner.sid);
-      this.runtime.setPeers(request.callSid, null);
+      this.runtime.endBridge(request.callSid, winner.sid);
       return {
         status: 'completed',
         dialCallSid: winner.sid,

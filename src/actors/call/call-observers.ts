@@ -177,6 +177,7 @@ function record(call: CallContext) {
     forwardedFrom: call.forwardedFrom,
     callerName: call.callerName,
     sipResponseCode: call.sipOutcome?.status ?? null,
+    transfer: call.transfer ?? null,
   };
 }
 

@@ -9,7 +9,13 @@ import { type Actor, createActor } from 'xstate';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { MediaEvent, MediaPort } from '../../media/port.js';
-import { parseCallTarget, persistedDialog, type SipEvent, TargetError } from '../../sip/port.js';
+import {
+  parseCallTarget,
+  persistedDialog,
+  type SipEvent,
+  type SipPort,
+  TargetError,
+} from '../../sip/port.js';
 import { type CallClaim, type CallRecord, CallStatus, type CallStore } from '../../store/call-store.js';
 import type { HttpMethod } from '../../webhooks/index.js';
 import type { ParticipantFlags } from '../interpreter/verbs/conference-rooms.js';
@@ -34,7 +40,7 @@ export type { CallEnd, ChildLeg } from './leg-control.js';
 export type CallActor = Actor<CallMachine>;
 
 export interface CallRuntimeDeps {
-  readonly sip: { onEvent(listener: (e: SipEvent) => void): () => void };
+  readonly sip: Pick<SipPort, 'answerRefer'> & { onEvent(listener: (e: SipEvent) => void): () => void };
   readonly media: Pick<MediaPort, 'subscribe'>;
   readonly machine: CallMachine;
   readonly bus: CallEventBus;
@@ -290,9 +296,27 @@ export class CallRuntime {
 
   private onSipEvent(e: SipEvent): void {
     if (!('legId' in e)) return;
-    if (!this.actors.get(e.legId)) return;
+    if (!this.actors.get(e.legId)) {
+      // A dialog whose call has ended here (or never had an actor): nothing to transfer.
+      if (e.type === 'sip.refer')
+        this.deps.sip.answerRefer(e.legId, e.referId, 404, 'SIP Refer failed: no call in progress');
+      return;
+    }
     const at = Date.now();
     switch (e.type) {
+      case 'sip.refer':
+        this.send(e.legId, {
+          type: 'sip.refer',
+          refer: {
+            id: e.referId,
+            referTo: e.referTo,
+            target: e.target,
+            transferor: e.transferor,
+            transferee: e.transferee,
+          },
+          at,
+        });
+        return;
       case 'sip.ringing':
       case 'sip.bye':
       case 'sip.cancel':

@@ -4,10 +4,19 @@
  * and domain events, and the effects the composition root gives as `CallEffects`.
  */
 import { assign, emit, fromPromise, setup } from 'xstate';
-import type { PlaceCall } from '../../sip/port.js';
+import { type PlaceCall, REFER_SUBSCRIPTION_SECONDS } from '../../sip/port.js';
 import type { CallStatus } from '../../store/call-store.js';
-import type { CallApp, CallContext, CallEmitted, CallEvent, CallInput, EndCause } from './call.types.js';
-import { type CallEffects, PlacementError } from './call-effects.js';
+import type {
+  CallApp,
+  CallContext,
+  CallEmitted,
+  CallEvent,
+  CallInput,
+  EndCause,
+  ReferPlan,
+  ReferRequest,
+} from './call.types.js';
+import { type CallEffects, PlacementError, ReferRefusal } from './call-effects.js';
 import { answeredSeconds } from './records.js';
 import type { ProgressEvent } from './status-callbacks.js';
 
@@ -99,9 +108,12 @@ export function callSetup(effects: CallEffects) {
       hasApp: ({ context }) => context.app !== null,
       isWhispering: ({ context }) => context.whisper === 'running',
       isUnconfirmed: ({ context }) => !context.confirmed,
+      isReferPending: ({ context }) => (context.refer ?? null) !== null,
     },
     delays: {
       RING_TIMEOUT: ({ context }) => Math.max(0, (context.ringDeadline ?? Date.now()) - Date.now()),
+      /** The transferor is released with a final NOTIFY by the end of the REFER's subscription. */
+      REFER_OUTCOME_TIMEOUT: REFER_SUBSCRIPTION_SECONDS * 1000,
     },
     actors: {
       admit: fromPromise<void, { accountSid: string; sid: string }>(({ input, signal }) =>
@@ -113,6 +125,9 @@ export function callSetup(effects: CallEffects) {
       ),
       sendDigits: fromPromise<void, { sid: string; digits: string }>(({ input, signal }) =>
         effects.sendDigits(input.sid, input.digits, signal),
+      ),
+      planRefer: fromPromise<ReferPlan, { call: CallContext; refer: ReferRequest }>(({ input, signal }) =>
+        effects.planRefer(input.call, input.refer, signal),
       ),
     },
     actions: {
@@ -183,6 +198,16 @@ export function callSetup(effects: CallEffects) {
         app: null,
         whisper: ({ context }) => (context.whisper === 'running' ? 'done' : context.whisper),
       }),
+      recordRefer: assign({ refer: ({ event }) => (event.type === 'sip.refer' ? event.refer : null) }),
+      clearRefer: assign({ refer: null }),
+      recordTransfer: assign({
+        transfer: ({ context, event }) => (event.type === 'app.transfer' ? event.transfer : context.transfer),
+        app: ({ context, event }) =>
+          event.type === 'app.transfer'
+            ? { kind: 'markup' as const, ...event.app, answered: true }
+            : context.app,
+        whisper: 'none',
+      }),
       countProgress: assign({
         progressSent: ({ context }, event: ProgressEvent) =>
           context.progressSent + (context.progress?.events.includes(event) ? 1 : 0),
@@ -228,6 +253,39 @@ export function callSetup(effects: CallEffects) {
         effects.releaseMedia(context.sid);
         if (context.app) effects.endApp(context.sid);
         if (context.admitted) effects.releaseAdmission(context.accountSid, context.sid);
+      },
+
+      // ---- transfer (REFER) ---------------------------------------------------------------------
+      refuseRefer: ({ context, event }, p: { status: number; reason: string }) => {
+        if (event.type === 'sip.refer') effects.answerRefer(context.sid, event.refer.id, p.status, p.reason);
+      },
+      refusePlannedRefer: ({ context, event }) => {
+        const e = (event as { error?: unknown }).error;
+        const r = e instanceof ReferRefusal ? e : new ReferRefusal(500, 'SIP Refer problem during execution');
+        if (context.refer) effects.answerRefer(context.sid, context.refer.id, r.status, r.reason);
+      },
+      /** 202, then NOTIFY 100 Trying, then the transferee runs the ReferUrl (RFC 3515 §2.4.4-5). */
+      acceptRefer: ({ context, event }) => {
+        const refer = context.refer;
+        if (!refer) return;
+        const plan = (event as unknown as { output: ReferPlan }).output;
+        effects.answerRefer(context.sid, refer.id, 202);
+        effects.notifyRefer(context.sid, refer.id, 100, false);
+        effects.unbridge(context.sid, plan.transferee);
+        effects.transfer(
+          plan.transferee,
+          {
+            referTarget: refer.target ?? '',
+            transferor: refer.transferor ?? '',
+            transferee: refer.transferee ?? '',
+            by: context.sid,
+          },
+          plan.app,
+        );
+      },
+      notifyReferOutcome: ({ context, event }, status?: number) => {
+        const final = event.type === 'app.referOutcome' ? event.status : (status ?? 500);
+        if (context.refer) effects.notifyRefer(context.sid, context.refer.id, final, true);
       },
 
       // ---- domain events -----------------------------------------------------------------------

@@ -20,6 +20,34 @@ export type CallApp =
   | (MarkupTarget & { readonly kind: 'markup'; readonly answered: boolean; readonly whisper?: boolean })
   | { readonly kind: 'client'; readonly login: string };
 
+/** A REFER from the leg's far end being handled (the plain data of `sip.refer`). */
+export interface ReferRequest {
+  readonly id: string;
+  readonly referTo: string;
+  /** User parts of Refer-To, Contact and To (RFC 5589 §6.1 roles). */
+  readonly target: string | null;
+  readonly transferor: string | null;
+  readonly transferee: string | null;
+}
+
+/**
+ * A leg transferred by a REFER on the leg it was bridged with: its markup requests and status
+ * callbacks carry ReferTarget, Transferor and Transferee; `by` (the transferor's leg) hears the
+ * outcome of its next `<Dial>`.
+ */
+export interface Transfer {
+  readonly referTarget: string;
+  readonly transferor: string;
+  readonly transferee: string;
+  readonly by: string;
+}
+
+/** What an accepted REFER does: the leg that is transferred and the markup it runs (ReferUrl). */
+export interface ReferPlan {
+  readonly transferee: string;
+  readonly app: MarkupTarget;
+}
+
 /** What a REST client asked for in `POST /Calls` besides From/To (validated by the route). */
 export interface OutboundCallRequest extends MarkupTarget {
   readonly accountSid: string;
@@ -109,6 +137,10 @@ export interface CallContext {
   readonly peer: string | null;
   /** Moved out of its `<Dial>` by MoveConnectedCallLeg: the parent's Dial no longer ends it. */
   readonly detached: boolean;
+  /** A REFER of the far end being looked up or carried out (this leg is the transferor). */
+  readonly refer?: ReferRequest | null;
+  /** This leg was transferred (it is the transferee). */
+  readonly transfer?: Transfer | null;
 }
 
 export interface CallInput {
@@ -162,6 +194,12 @@ export type CallEvent =
   | { type: 'app.bridged'; peer: string | null; at: number }
   | { type: 'app.detach' }
   | { type: 'app.sendDigits'; digits: string }
+  /** A REFER in the leg's dialog (the SIP adapter waits for its answer). */
+  | { type: 'sip.refer'; refer: ReferRequest; at: number }
+  /** The transferee's side of an accepted REFER: run `app` with the transfer's parameters. */
+  | { type: 'app.transfer'; transfer: Transfer; app: MarkupTarget; at: number }
+  /** The final SIP status of the transferee's new leg (200 answered), for the transferor's NOTIFY. */
+  | { type: 'app.referOutcome'; status: number; at: number }
   | { type: 'app.stopDigits' };
 
 /** Why the call ended, beyond its status. */

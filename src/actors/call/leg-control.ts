@@ -12,6 +12,7 @@ import { statusOf } from './call.machine.js';
 import type { CallEvent } from './call.types.js';
 import type { CallActor, CallRuntime } from './call-runtime.js';
 import { inputOf, newRecord } from './records.js';
+import { reportTransfer } from './transfer.js';
 
 /** How a leg ended. */
 export interface CallEnd {
@@ -97,11 +98,26 @@ export class LegControl {
   }
 
   /** Records that two legs are bridged by a `<Dial>` (null: the bridge ended). */
-  /** Records that two legs are bridged by a `<Dial>` (null: the bridge ended). */
   setPeers(a: string, b: string | null): void {
     const at = Date.now();
     this.calls.send(a, { type: 'app.bridged', peer: b, at });
     if (b) this.calls.send(b, { type: 'app.bridged', peer: a, at });
+  }
+
+  /**
+   * The bridge of `a` with `b` is over: `a` has no peer any more, unless it was bridged with another
+   * leg meanwhile (a transferred call bridged to its new party before its old Dial wound down).
+   */
+  endBridge(a: string, b: string): void {
+    if (this.calls.contextOf(a)?.peer === b) this.setPeers(a, null);
+  }
+
+  /**
+   * A `<Dial>` of `parentSid` decided: 200 when a leg answered, else the last leg's SIP status. A
+   * transferred call's transferor hears it in its final NOTIFY (transfer.ts).
+   */
+  dialDecided(parentSid: string, status: number): void {
+    reportTransfer(this.calls, parentSid, status);
   }
 
   // ---- call control (the interpreter's CallControl) --------------------------------------------

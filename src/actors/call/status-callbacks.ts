@@ -66,6 +66,12 @@ export interface ProgressCall {
   readonly callerName: string | null;
   /** Final SIP status of the leg's INVITE, when known (sent with the completed event). */
   readonly sipResponseCode?: number | null;
+  /** A call transferred by REFER: ReferTarget, Transferor, Transferee (spec §Events). */
+  readonly transfer?: {
+    readonly referTarget: string;
+    readonly transferor: string;
+    readonly transferee: string;
+  } | null;
 }
 
 /** The call parameters every voice request carries (spec §Events: "all parameters of a voice request"). */
@@ -80,6 +86,13 @@ function callParams(call: ProgressCall, status: string): Record<string, string> 
     Direction: call.direction,
     ForwardedFrom: call.forwardedFrom ?? '',
     CallerName: call.callerName ?? '',
+    ...(call.transfer
+      ? {
+          ReferTarget: call.transfer.referTarget,
+          Transferor: call.transfer.transferor,
+          Transferee: call.transfer.transferee,
+        }
+      : {}),
   };
 }
 

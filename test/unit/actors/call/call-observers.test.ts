@@ -58,6 +58,12 @@ function effects(placeError?: PlacementError): CallEffects {
     },
     createEndpoint: async () => 'v=0',
     sendDigits: async () => {},
+    answerRefer: none,
+    notifyRefer: none,
+    transfer: none,
+    planRefer: async () => {
+      throw new Error('no REFER here');
+    },
   };
 }
 
