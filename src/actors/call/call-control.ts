@@ -35,6 +35,7 @@ import type {
   DialTarget,
   InterpreterServices,
   MediaEvents,
+  ReferOutcome,
 } from '../interpreter/services.js';
 import type { CallEnd, ChildLeg, LegControl } from './leg-control.js';
 
@@ -90,6 +91,10 @@ export class RuntimeCallControl implements CallControl, Dialer {
 
   sendDigits(callSid: string, digits: string, signal: AbortSignal): Promise<void> {
     return this.runtime.sendDigits(callSid, digits, signal);
+  }
+
+  refer(callSid: string, referTo: string, signal: AbortSignal): Promise<ReferOutcome> {
+    return this.runtime.refer(callSid, referTo, signal);
   }
 
   async dial(request: DialRequest, signal: AbortSignal): Promise<DialOutcome> {

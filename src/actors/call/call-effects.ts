@@ -91,6 +91,8 @@ export interface CallEffects {
    * transition: the transferee's old app stops and must find the transferor detached.
    */
   transfer(transferee: string, transfer: Transfer, app: MarkupTarget): void;
+  /** Sends REFER in the leg's dialog (`<Refer>`). */
+  refer(sid: string, referTo: string): void;
 
   // ---- admission and Notifications --------------------------------------------------------------
   releaseAdmission(accountSid: string, sid: string): void;

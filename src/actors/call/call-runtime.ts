@@ -322,6 +322,12 @@ export class CallRuntime {
       case 'sip.cancel':
         this.send(e.legId, { type: e.type, at });
         return;
+      case 'sip.referResult':
+        this.send(e.legId, { type: 'sip.referResult', status: e.status });
+        return;
+      case 'sip.referNotify':
+        this.send(e.legId, { type: 'sip.referNotify', sipfrag: e.status, terminated: e.terminated });
+        return;
       case 'sip.answered':
         this.send(e.legId, {
           type: 'sip.answered',

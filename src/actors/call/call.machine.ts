@@ -18,6 +18,8 @@
  *            number's ReferUrl looked up; refused: 404 ▶ idle) ▶ 202, NOTIFY 100, the peer runs the
  *            ReferUrl (`app.transfer`) ▶ transferring ─app.referOutcome (its new leg's final status)
  *            or REFER_OUTCOME_TIMEOUT: final NOTIFY, BYE──▶ completed. A REFER elsewhere: 404.
+ *   inProgress: app.refer (`<Refer>`) sends REFER; sip.referResult / sip.referNotify are recorded
+ *            in `referOut` until final (the interpreter's CallControl waits on it).
  *   call.restored (a snapshot restored on a node that holds none of the call's live handles):
  *            queued ▶ queued again (admission, then dial); unanswered with a SIP transaction ▶ failed;
  *            inProgress ▶ completed with a BYE in the persisted dialog (its media lived on the dead node)
@@ -287,6 +289,10 @@ export function createCallMachine(effects: CallEffects) {
             },
             { target: '.referring', actions: 'recordRefer' },
           ],
+          // `<Refer>`: this leg asks its far end to transfer itself (RFC 3515, as the referrer).
+          'app.refer': { actions: ['recordReferOut', 'sendRefer'] },
+          'sip.referResult': { actions: 'recordReferResult' },
+          'sip.referNotify': { actions: 'recordReferNotify' },
           // The leg it was bridged with accepted a REFER: this leg runs the ReferUrl.
           'app.transfer': { actions: ['clearPeer', 'recordDetached', 'recordTransfer', 'runApp'] },
           'call.restored': {

@@ -208,6 +208,22 @@ export function callSetup(effects: CallEffects) {
             : context.app,
         whisper: 'none',
       }),
+      recordReferOut: assign({ referOut: { response: null, notify: null, final: false } }),
+      recordReferResult: assign({
+        referOut: ({ context, event }) => {
+          const o = context.referOut ?? { response: null, notify: null, final: false };
+          if (event.type !== 'sip.referResult') return o;
+          return { ...o, response: event.status, final: event.status < 200 || event.status >= 300 };
+        },
+      }),
+      recordReferNotify: assign({
+        referOut: ({ context, event }) => {
+          const o = context.referOut ?? { response: null, notify: null, final: false };
+          if (event.type !== 'sip.referNotify') return o;
+          const notify = event.sipfrag ?? o.notify;
+          return { ...o, notify, final: o.final || event.terminated || (notify ?? 0) >= 200 };
+        },
+      }),
       countProgress: assign({
         progressSent: ({ context }, event: ProgressEvent) =>
           context.progressSent + (context.progress?.events.includes(event) ? 1 : 0),
@@ -282,6 +298,9 @@ export function callSetup(effects: CallEffects) {
           },
           plan.app,
         );
+      },
+      sendRefer: ({ context, event }) => {
+        if (event.type === 'app.refer') effects.refer(context.sid, event.referTo);
       },
       notifyReferOutcome: ({ context, event }, status?: number) => {
         const final = event.type === 'app.referOutcome' ? event.status : (status ?? 500);

@@ -141,6 +141,12 @@ export interface CallContext {
   readonly refer?: ReferRequest | null;
   /** This leg was transferred (it is the transferee). */
   readonly transfer?: Transfer | null;
+  /** A REFER this leg sent (`<Refer>`): its final response and the last NOTIFY's status. */
+  readonly referOut?: {
+    readonly response: number | null;
+    readonly notify: number | null;
+    readonly final: boolean;
+  } | null;
 }
 
 export interface CallInput {
@@ -198,6 +204,10 @@ export type CallEvent =
   | { type: 'sip.refer'; refer: ReferRequest; at: number }
   /** The transferee's side of an accepted REFER: run `app` with the transfer's parameters. */
   | { type: 'app.transfer'; transfer: Transfer; app: MarkupTarget; at: number }
+  /** `<Refer>`: send REFER to the far end (`sip.referResult`, then `sip.referNotify` follow). */
+  | { type: 'app.refer'; referTo: string }
+  | { type: 'sip.referResult'; status: number }
+  | { type: 'sip.referNotify'; sipfrag: number | null; terminated: boolean }
   /** The final SIP status of the transferee's new leg (200 answered), for the transferor's NOTIFY. */
   | { type: 'app.referOutcome'; status: number; at: number }
   | { type: 'app.stopDigits' };

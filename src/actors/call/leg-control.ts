@@ -6,8 +6,10 @@
 import { createActor, waitFor } from 'xstate';
 import { AppError } from '../../errors.js';
 import type { MediaPort } from '../../media/port.js';
+import { REFER_SUBSCRIPTION_SECONDS } from '../../sip/port.js';
 import { CallStatus } from '../../store/call-store.js';
 import type { HttpMethod } from '../../webhooks/index.js';
+import type { ReferOutcome } from '../interpreter/services.js';
 import { statusOf } from './call.machine.js';
 import type { CallEvent } from './call.types.js';
 import type { CallActor, CallRuntime } from './call-runtime.js';
@@ -159,6 +161,26 @@ export class LegControl {
     } finally {
       signal.removeEventListener('abort', stop);
     }
+  }
+
+  /**
+   * `<Refer>`: REFER to the far end of an answered leg; resolves with the REFER's final response and
+   * the last NOTIFY's status once final, the leg ended, or the subscription's life passed.
+   */
+  async refer(sid: string, referTo: string, signal: AbortSignal): Promise<ReferOutcome> {
+    const actor = this.calls.actorOf(sid);
+    if (!actor || !this.calls.sendIfCan(sid, { type: 'app.refer', referTo }))
+      return { referStatus: 481, notifyStatus: null, ended: true };
+    const snap = await waitFor(actor, (s) => s.status !== 'active' || (s.context.referOut?.final ?? false), {
+      timeout: REFER_SUBSCRIPTION_SECONDS * 1000,
+      signal,
+    }).catch(() => actor.getSnapshot());
+    const o = snap.context.referOut;
+    return {
+      referStatus: o?.response ?? 408,
+      notifyStatus: o?.notify ?? null,
+      ended: snap.status !== 'active',
+    };
   }
 
   /** A registered client called another client directly: answer once the callee answers, bridge. */

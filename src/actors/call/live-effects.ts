@@ -163,6 +163,7 @@ export function liveCallEffects(d: LiveEffectsDeps): CallEffects {
         d.transfers.send(transferee, { type: 'app.transfer', transfer, app, at: Date.now() }),
       ),
     planRefer: (call) => planRefer(call, d.transfers),
+    refer: (sid, referTo) => d.sip.refer(sid, referTo),
     notifyNoMedia,
     admit: (accountSid, sid, signal) => d.admission.admit(accountSid, sid, signal),
     place,

@@ -142,3 +142,26 @@ describe('SIP REFER on a call bridged by <Dial>', () => {
     expect(r.code).toBe(0);
   });
 });
+
+describe('<Refer> (outbound transfer of the caller)', () => {
+  it('sends REFER with the <Sip> target and posts ReferCallStatus, ReferSipResponseCode, NotifySipResponseCode', async () => {
+    hooks.script('/refer-verb', xml('<Refer action="/refer-done"><Sip>sip:carol@example.test</Sip></Refer>'));
+    hooks.script('/refer-done', xml('<Hangup/>'));
+    const n = await numberFor({ VoiceUrl: `${hooks.origin}/refer-verb` });
+    const caller = await runSipp({
+      scenario: 'uac-call-expect-refer-notify-then-bye.xml',
+      remote: target,
+      service: n.number,
+    });
+    expect(caller.errors, caller.errors).toBe('');
+    expect(caller.code).toBe(0);
+    const [done] = formsTo('/refer-done');
+    expect(done).toMatchObject({
+      ReferCallStatus: 'in-progress',
+      ReferSipResponseCode: '202',
+      NotifySipResponseCode: '200',
+      CallStatus: 'in-progress',
+      To: n.number,
+    });
+  });
+});

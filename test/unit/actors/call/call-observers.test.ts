@@ -61,6 +61,7 @@ function effects(placeError?: PlacementError): CallEffects {
     answerRefer: none,
     notifyRefer: none,
     transfer: none,
+    refer: none,
     planRefer: async () => {
       throw new Error('no REFER here');
     },

@@ -88,6 +88,7 @@ function fakeEffects() {
       log.push(`notifyRefer ${sid} ${id} ${status}${terminated ? ' terminated' : ''}`),
     transfer: (transferee, t, app) =>
       log.push(`transfer ${transferee} ${t.referTarget} ${t.transferor} ${t.transferee} ${t.by} ${app.url}`),
+    refer: (sid, referTo) => log.push(`refer ${sid} ${referTo}`),
     planRefer: (_call, _refer, signal) => {
       const d = Object.assign(deferred<ReferPlan>(), { signal });
       waits.refer.push(d);
