@@ -300,7 +300,13 @@ export class SipLegs implements SipPort {
       // The dialog and the ACK are all a confirmed leg needs: let the INVITE and its options go.
       leg.client = undefined;
       leg.call = undefined;
-      this.emit(leg, { type: 'sip.answered', legId: leg.id, sdp: rs.content || null, dialog });
+      this.emit(leg, {
+        type: 'sip.answered',
+        legId: leg.id,
+        sdp: rs.content || null,
+        dialog,
+        xHeaders: xHeadersOf(rs),
+      });
       return;
     }
     if (leg.abandoned || leg.terminal) return;
@@ -316,7 +322,14 @@ export class SipLegs implements SipPort {
       this.sendInvite(leg, retry, contact);
       return;
     }
-    this.emit(leg, { type: 'sip.failed', legId: leg.id, status: rs.status, reason: rs.reason || '' });
+    this.emit(leg, {
+      type: 'sip.failed',
+      legId: leg.id,
+      status: rs.status,
+      reason: rs.reason || '',
+      callId: leg.callId,
+      xHeaders: xHeadersOf(rs),
+    });
   }
 
   cancel(legId: string): void {
@@ -754,6 +767,15 @@ function nameAddr(p: Party, params: Record<string, string>): StackNameAddr {
 function party(na: StackNameAddr): Party {
   const name = na.name?.replace(/^"|"$/g, '');
   return name ? { uri: na.uri, displayName: name } : { uri: na.uri };
+}
+
+/** X- headers of a response, named as they are usually written (`X-Agent-Id`). */
+function xHeadersOf(rs: SipResponse): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(rs.headers))
+    if (k.startsWith('x-') && typeof v === 'string')
+      out[k.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase())] = v;
+  return out;
 }
 
 function lowerKeys(h: Readonly<Record<string, string>> | undefined): Record<string, string> {

@@ -73,8 +73,18 @@ export type SipEvent =
       readonly legId: string;
       readonly sdp: string | null;
       readonly dialog: Dialog;
+      /** X- headers of the 2xx (names as `X-Foo`), for DialSipHeader_* parameters. */
+      readonly xHeaders?: Readonly<Record<string, string>>;
     }
-  | { readonly type: 'sip.failed'; readonly legId: string; readonly status: number; readonly reason: string }
+  | {
+      readonly type: 'sip.failed';
+      readonly legId: string;
+      readonly status: number;
+      readonly reason: string;
+      /** Call-ID of the INVITE and X- headers of its final response. */
+      readonly callId?: string;
+      readonly xHeaders?: Readonly<Record<string, string>>;
+    }
   | { readonly type: 'sip.bye'; readonly legId: string }
   | { readonly type: 'sip.cancel'; readonly legId: string }
   | {

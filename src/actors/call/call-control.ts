@@ -126,11 +126,11 @@ export class RuntimeCallControl implements CallControl, Dialer {
       }
       if (legs.length === 0) return { status: 'failed', dialCallSid: null, durationSeconds: 0 };
       const winner = await firstAnswered(legs);
-      if (winner) this.runtime.dialDecided(request.callSid, 200);
+      if (winner) this.runtime.dialDecided(request.callSid, 200, winner.sid);
       if (!winner) {
         const ends = await Promise.all(legs.map((l) => l.ended));
         const last = ends[ends.length - 1]!;
-        this.runtime.dialDecided(request.callSid, last.sipStatus ?? 480);
+        this.runtime.dialDecided(request.callSid, last.sipStatus ?? 480, legs[legs.length - 1]!.sid, last);
         return {
           status: dialStatusOf(last),
           dialCallSid: null,

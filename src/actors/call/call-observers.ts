@@ -178,6 +178,7 @@ function record(call: CallContext) {
     callerName: call.callerName,
     sipResponseCode: call.sipOutcome?.status ?? null,
     transfer: call.transfer ?? null,
+    dialed: call.dialed ?? null,
   };
 }
 

@@ -74,7 +74,13 @@ export class CallRuntime {
         if (e.type !== 'call.ended') return;
         const waiter = this.endWaiters.get(e.call.sid);
         this.endWaiters.delete(e.call.sid);
-        waiter?.({ status: e.status, durationSeconds: e.duration, sipStatus: e.sipStatus });
+        waiter?.({
+          status: e.status,
+          durationSeconds: e.duration,
+          sipStatus: e.sipStatus,
+          sipCallId: e.call.finalResponse?.callId ?? null,
+          sipHeaders: e.call.finalResponse?.headers ?? {},
+        });
       }),
     );
   }
@@ -334,13 +340,21 @@ export class CallRuntime {
           at,
           dialog: persistedDialog(e.dialog),
           ...(e.sdp ? { sdp: e.sdp } : {}),
+          ...(e.xHeaders ? { sipHeaders: e.xHeaders } : {}),
         });
         return;
       case 'sip.confirmed':
         this.send(e.legId, { type: 'sip.dialog', dialog: persistedDialog(e.dialog) });
         return;
       case 'sip.failed':
-        this.send(e.legId, { type: 'sip.failed', status: e.status, reason: e.reason, at });
+        this.send(e.legId, {
+          type: 'sip.failed',
+          status: e.status,
+          reason: e.reason,
+          at,
+          ...(e.callId ? { sipCallId: e.callId } : {}),
+          ...(e.xHeaders ? { sipHeaders: e.xHeaders } : {}),
+        });
         return;
       case 'sip.ended':
         // A leg we did not end ourselves: no ACK for our 2xx, or its connection died.

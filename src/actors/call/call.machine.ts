@@ -113,6 +113,7 @@ export function createCallMachine(effects: CallEffects) {
       'http.move': { guard: 'hasApp', actions: ['unbridgePeer', 'clearPeer', 'redirectApp'] },
       'app.bridged': { actions: ['recordBridge', 'emitBridged'] },
       'app.detach': { actions: 'recordDetached' },
+      'app.dialed': { actions: 'recordDialed' },
       'sip.refer': {
         actions: {
           type: 'refuseRefer',

@@ -147,6 +147,10 @@ export function callSetup(effects: CallEffects) {
         // An outbound leg's dialog comes with its 2xx (an inbound leg's with the ACK: `sip.dialog`).
         dialog: ({ context, event }) =>
           event.type === 'sip.answered' && event.dialog ? event.dialog : context.dialog,
+        finalResponse: ({ context, event }) =>
+          event.type === 'sip.answered'
+            ? { callId: event.dialog?.callId ?? null, headers: event.sipHeaders ?? {} }
+            : (context.finalResponse ?? null),
       }),
       recordDialog: assign({
         dialog: ({ context, event }) => (event.type === 'sip.dialog' ? event.dialog : context.dialog),
@@ -162,6 +166,10 @@ export function callSetup(effects: CallEffects) {
             ? { status: e.status, reason: e.message, local: true, notified: e.notified }
             : { status: 500, reason: 'internal error', local: true };
         },
+        finalResponse: ({ context, event }) =>
+          event.type === 'sip.failed'
+            ? { callId: event.sipCallId ?? null, headers: event.sipHeaders ?? {} }
+            : (context.finalResponse ?? null),
       }),
       recordCallerCancel: assign({
         sipOutcome: ({ context }) => context.sipOutcome ?? { status: 487, reason: null },
@@ -207,6 +215,9 @@ export function callSetup(effects: CallEffects) {
             ? { kind: 'markup' as const, ...event.app, answered: true }
             : context.app,
         whisper: 'none',
+      }),
+      recordDialed: assign({
+        dialed: ({ context, event }) => (event.type === 'app.dialed' ? event.leg : (context.dialed ?? null)),
       }),
       recordReferOut: assign({ referOut: { response: null, notify: null, final: false } }),
       recordReferResult: assign({

@@ -42,6 +42,14 @@ export interface Transfer {
   readonly by: string;
 }
 
+/** A leg placed by a `<Dial>` as its parent's status callbacks name it. */
+export interface DialedLeg {
+  readonly sid: string;
+  readonly sipCallId: string | null;
+  readonly sipStatus: number | null;
+  readonly sipHeaders: Readonly<Record<string, string>>;
+}
+
 /** What an accepted REFER does: the leg that is transferred and the markup it runs (ReferUrl). */
 export interface ReferPlan {
   readonly transferee: string;
@@ -141,6 +149,13 @@ export interface CallContext {
   readonly refer?: ReferRequest | null;
   /** This leg was transferred (it is the transferee). */
   readonly transfer?: Transfer | null;
+  /** The final response to this leg's INVITE (outbound legs): its Call-ID and X- headers. */
+  readonly finalResponse?: {
+    readonly callId: string | null;
+    readonly headers: Readonly<Record<string, string>>;
+  } | null;
+  /** The leg its last `<Dial>` connected or failed to (OutboundCallSid, DialSip* on callbacks). */
+  readonly dialed?: DialedLeg | null;
   /** A REFER this leg sent (`<Refer>`): its final response and the last NOTIFY's status. */
   readonly referOut?: {
     readonly response: number | null;
@@ -179,9 +194,22 @@ export interface CallInput {
 export type CallEvent =
   | { type: 'call.restored'; at: number }
   | { type: 'sip.ringing'; at: number }
-  | { type: 'sip.answered'; at: number; dialog?: PersistedDialog; sdp?: string }
+  | {
+      type: 'sip.answered';
+      at: number;
+      dialog?: PersistedDialog;
+      sdp?: string;
+      sipHeaders?: Readonly<Record<string, string>>;
+    }
   | { type: 'sip.dialog'; dialog: PersistedDialog }
-  | { type: 'sip.failed'; status: number; reason: string; at: number }
+  | {
+      type: 'sip.failed';
+      status: number;
+      reason: string;
+      at: number;
+      sipCallId?: string;
+      sipHeaders?: Readonly<Record<string, string>>;
+    }
   | { type: 'sip.bye'; at: number }
   | { type: 'sip.cancel'; at: number }
   | { type: 'media.lost'; reason: string; at: number }
@@ -206,6 +234,8 @@ export type CallEvent =
   | { type: 'app.transfer'; transfer: Transfer; app: MarkupTarget; at: number }
   /** `<Refer>`: send REFER to the far end (`sip.referResult`, then `sip.referNotify` follow). */
   | { type: 'app.refer'; referTo: string }
+  /** A `<Dial>` of this call decided (the leg that answered, or the last that failed). */
+  | { type: 'app.dialed'; leg: DialedLeg }
   | { type: 'sip.referResult'; status: number }
   | { type: 'sip.referNotify'; sipfrag: number | null; terminated: boolean }
   /** The final SIP status of the transferee's new leg (200 answered), for the transferor's NOTIFY. */

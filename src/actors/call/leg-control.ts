@@ -21,6 +21,9 @@ export interface CallEnd {
   readonly status: CallStatus;
   readonly durationSeconds: number;
   readonly sipStatus: number | null;
+  /** Call-ID of the leg's INVITE and X- headers of its final response (outbound legs). */
+  readonly sipCallId?: string | null;
+  readonly sipHeaders?: Readonly<Record<string, string>>;
 }
 
 /** A `<Dial>` child leg as the Dialer sees it. */
@@ -118,8 +121,19 @@ export class LegControl {
    * A `<Dial>` of `parentSid` decided: 200 when a leg answered, else the last leg's SIP status. A
    * transferred call's transferor hears it in its final NOTIFY (transfer.ts).
    */
-  dialDecided(parentSid: string, status: number): void {
+  dialDecided(parentSid: string, status: number, legSid: string, end?: CallEnd): void {
     reportTransfer(this.calls, parentSid, status);
+    // A leg that ended is no longer live: its end carries what its callbacks name.
+    const leg = this.calls.contextOf(legSid);
+    this.calls.send(parentSid, {
+      type: 'app.dialed',
+      leg: {
+        sid: legSid,
+        sipCallId: end?.sipCallId ?? leg?.finalResponse?.callId ?? leg?.dialog?.callId ?? null,
+        sipStatus: end?.sipStatus ?? leg?.sipOutcome?.status ?? status,
+        sipHeaders: end?.sipHeaders ?? leg?.finalResponse?.headers ?? {},
+      },
+    });
   }
 
   // ---- call control (the interpreter's CallControl) --------------------------------------------

@@ -51,7 +51,7 @@ const getCall = async (sid: string) =>
 
 describe('SIP REFER on a call bridged by <Dial>', () => {
   it('202, NOTIFY 100 and 200 to the transferor; the ReferUrl bridges the caller to the target; the transferor is released', async () => {
-    const carol = await startSipp({ scenario: 'uas-answer-then-bye.xml', localIp: '127.0.0.3' });
+    const carol = await startSipp({ scenario: 'uas-answer-x-header-then-bye.xml', localIp: '127.0.0.3' });
     const bob = await startSipp({
       scenario: 'uas-answer-refer-expect-notify-then-bye.xml',
       localIp: '127.0.0.3',
@@ -91,7 +91,7 @@ describe('SIP REFER on a call bridged by <Dial>', () => {
           await ts.request('GET', `${API}/Accounts/${owner.sid}/Calls.json?ParentCallSid=${parentSid}`, {
             auth: owner.creds,
           })
-        ).json.calls as Array<{ to: string; status: string }>,
+        ).json.calls as Array<{ sid: string; to: string; status: string }>,
       (l) => l.length === 2 && l.every((x) => x.status === 'completed'),
     );
     expect(children.map((x) => x.to.replace(/:\d+$/, '')).sort()).toEqual([
@@ -112,6 +112,14 @@ describe('SIP REFER on a call bridged by <Dial>', () => {
       (l) => l.length > 0,
     );
     expect(completed[0]).toMatchObject({ ReferTarget: 'carol', Transferor: 'bob', Transferee: 'sipp' });
+    // …and the leg its last Dial reached (carol's): OutboundCallSid and the DialSip* of its 200.
+    const carolLeg = children.find((x) => x.to.startsWith('sip:carol@'));
+    expect(completed[0]).toMatchObject({
+      OutboundCallSid: carolLeg?.sid,
+      DialSipResponseCode: '200',
+      'DialSipHeader_X-Agent': 'carol-7',
+    });
+    expect(completed[0]!.DialSipCallId).toMatch(/@/);
     const ringing = formsTo('/status').find((f) => f.CallSid === parentSid && f.CallStatus === 'ringing');
     expect(ringing?.ReferTarget).toBeUndefined();
   });
