@@ -27,6 +27,7 @@ import {
   type SipResponse,
   sipUriOf,
   tagOf,
+  xHeadersOf,
 } from './message.js';
 import {
   type InboundInvite,
@@ -582,7 +583,15 @@ export class SipLegs implements SipPort {
   ): number | null {
     const leg = this.legs.get(legId);
     if (!leg?.dialog || leg.terminal) return null;
-    const { dialog, request } = nextRequest(leg.dialog, method, options);
+    // REFER is a target refresh and NOTIFY must name its sender (RFC 3515 §2.4.1, RFC 6665 §4.1.2.2).
+    const contact =
+      method === 'REFER' || method === 'NOTIFY'
+        ? { contact: [{ uri: leg.dialog.localContact, params: {} }] }
+        : {};
+    const { dialog, request } = nextRequest(leg.dialog, method, {
+      ...options,
+      headers: { ...contact, ...(options.headers ?? {}) },
+    });
     leg.dialog = dialog;
     this.stack.send(request, onResponse, dialog.flow ? { flow: dialog.flow } : {});
     return request.headers.cseq.seq;
@@ -767,15 +776,6 @@ function nameAddr(p: Party, params: Record<string, string>): StackNameAddr {
 function party(na: StackNameAddr): Party {
   const name = na.name?.replace(/^"|"$/g, '');
   return name ? { uri: na.uri, displayName: name } : { uri: na.uri };
-}
-
-/** X- headers of a response, named as they are usually written (`X-Agent-Id`). */
-function xHeadersOf(rs: SipResponse): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(rs.headers))
-    if (k.startsWith('x-') && typeof v === 'string')
-      out[k.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase())] = v;
-  return out;
 }
 
 function lowerKeys(h: Readonly<Record<string, string>> | undefined): Record<string, string> {

@@ -198,3 +198,12 @@ export function stackUriOf(uri: SipUri): StackUri {
 export function userOf(uri: string): string | undefined {
   return sipUriOf(uri)?.user || undefined;
 }
+
+/** X- headers of a message, named as they are usually written (`X-Agent-Id`; ours are lower case). */
+export function xHeadersOf(m: StackMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(m.headers))
+    if (k.startsWith('x-') && typeof v === 'string')
+      out[k.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase())] = v;
+  return out;
+}
