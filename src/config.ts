@@ -13,6 +13,11 @@ import { parseSmppUrl } from './smpp/url.js';
 export interface Config {
   readonly instanceId: string;
   readonly logLevel: string;
+  /**
+   * DRAIN_TIMEOUT (seconds): on SIGTERM the node takes no new calls and lets live ones run this long
+   * before it ends them (with their callbacks) and exits.
+   */
+  readonly drainTimeoutMs: number;
   readonly http: {
     readonly host: string;
     readonly port: number;
@@ -60,12 +65,22 @@ export interface Config {
      * addresses are refused always (src/security/address-policy.ts).
      */
     readonly blockPrivate: boolean;
+    /**
+     * GATEWAY_LEASE_MS: one node at a time REGISTERs each gateway, under a lease of this length in
+     * Redis; when that node stops the next takes over at once, when it dies within this time.
+     */
+    readonly gatewayLeaseMs: number;
   };
   readonly media: MediaSettings;
   readonly recordings: { readonly dir: string };
   readonly numbers: {
     /** Local number pool of the built-in number provider: comma-separated E.164 ranges/prefixes. */
     readonly pool: readonly string[];
+    /**
+     * CALLER_ID_POLICY: `open` (default) takes any well-formed From on REST calls; `verified` takes an
+     * E.164 From only when the account owns it or lists it in OutgoingCallerIds (Twilio's rule).
+     */
+    readonly callerIdPolicy: 'open' | 'verified';
   };
   readonly smpp: {
     readonly urls: readonly string[];
@@ -155,6 +170,12 @@ function list(env: Env, name: string): string[] {
         .filter(Boolean);
 }
 
+function callerIdPolicy(env: Env): 'open' | 'verified' {
+  const v = str(env, 'CALLER_ID_POLICY', 'open');
+  if (v !== 'open' && v !== 'verified') throw new ConfigError('CALLER_ID_POLICY must be open or verified');
+  return v;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'HTTP_PORT', 8080, 0, 65535);
   const host = str(env, 'HTTP_HOST', '0.0.0.0');
@@ -163,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
   const wsPort = optional(env, 'SIP_WS_PORT');
   const config: Config = {
     instanceId: str(env, 'INSTANCE_ID', `ID${randomBytes(16).toString('hex')}`),
+    drainTimeoutMs: int(env, 'DRAIN_TIMEOUT', 30, 0, 3600) * 1000,
     logLevel: str(env, 'LOG_LEVEL', 'info'),
     http: {
       host,
@@ -197,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
       registrarMaxExpires: int(env, 'SIP_REGISTRAR_MAX_EXPIRES', 7_200, 1, 604_800),
       outboundProxy: optional(env, 'SIP_OUTBOUND_PROXY') ?? null,
       blockPrivate: bool(env, 'SIP_BLOCK_PRIVATE', false),
+      gatewayLeaseMs: int(env, 'GATEWAY_LEASE_MS', 10_000, 1_000, 600_000),
     },
     media: {
       rtpHost: str(env, 'RTP_HOST', sipHost),
@@ -207,7 +230,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxDownloadBytes: int(env, 'MEDIA_MAX_DOWNLOAD_BYTES', 50 * 1024 * 1024, 1024),
     },
     recordings: { dir: str(env, 'RECORDINGS_DIR', join(process.cwd(), '.data', 'recordings')) },
-    numbers: { pool: list(env, 'NUMBER_POOL') },
+    numbers: { pool: list(env, 'NUMBER_POOL'), callerIdPolicy: callerIdPolicy(env) },
     smpp: { urls: list(env, 'SMPP_URL'), leaseMs: int(env, 'SMS_LEASE_MS', 10_000, 500, 600_000) },
     smtp: { url: optional(env, 'SMTP_URL') ?? null, from: optional(env, 'SMTP_FROM') ?? null },
     metrics: { token: optional(env, 'METRICS_TOKEN') ?? null },

@@ -29,6 +29,9 @@ export const REST_ERROR_WHEN: Readonly<Record<ErrorName, string>> = {
   NumberAlreadyOwned:
     'A purchase of a PhoneNumber the account already owns (a number another account owns stays 21452, which reveals nothing about that tenant).',
   RangeNotSatisfiable: 'A byte range outside a recording.',
+  CallerIdNotVerified:
+    'With `CALLER_ID_POLICY=verified`, a call `From` that is an E.164 number neither owned by the account nor one of its OutgoingCallerIds.',
+  CallerIdExists: 'An OutgoingCallerId for a number the account already has as one.',
   SmsInvalidTo:
     'SMS `To` is not an E.164 number, a short code (3–8 digits) or `client:<login>` of a client of the account.',
   SmsBodyRequired: 'SMS without `Body` (or an empty one).',

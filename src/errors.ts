@@ -32,6 +32,16 @@ export const ErrorCatalog = {
   Unavailable: { code: 20503, status: 503, message: 'Service temporarily unavailable' },
   NoNumberAvailable: { code: 21452, status: 400, message: 'No phone number matches the request' },
   NumberAlreadyOwned: { code: 21453, status: 409, message: 'The account already owns this phone number' },
+  CallerIdNotVerified: {
+    code: 21210,
+    status: 400,
+    message: "The 'From' number is neither a number of this account nor one of its outgoing caller ids",
+  },
+  CallerIdExists: {
+    code: 21450,
+    status: 409,
+    message: 'The number is already an outgoing caller id of this account',
+  },
   ClosedAccount: { code: 20006, status: 409, message: 'A closed account cannot be modified' },
   RangeNotSatisfiable: { code: 20416, status: 416, message: 'Requested range not satisfiable' },
   // --- Messaging: SMS and email ---

@@ -32,17 +32,19 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   let stopping = false;
-  const stop = async (signal: string) => {
+  // SIGTERM drains (a front fails over while live calls finish); SIGINT, a developer's Ctrl-C, does not.
+  const stop = async (signal: string, drainMs: number) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000);
+    logger.info({ signal, drainMs }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), drainMs + 15_000);
     force.unref();
+    await server.drain(drainMs);
     await server.close();
     process.exit(0);
   };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM', config.drainTimeoutMs));
+  process.on('SIGINT', () => void stop('SIGINT', 0));
 }
 
 void main();

@@ -7,6 +7,7 @@
  * registering its closers with the one Lifecycle; this function only orders them.
  */
 import type { AccountService } from './actors/account/account-service.js';
+import { CallCommands } from './actors/call/call-commands.js';
 import type { SmsService } from './actors/sms/sms-service.js';
 import { ClusterFigures, publishedFigures } from './actors/supervision/cluster-figures.js';
 import { LiveStream } from './actors/supervision/live-stream.js';
@@ -37,9 +38,13 @@ import type { GatewayStore } from './store/gateway-store.js';
 import type { NumberStore } from './store/number-store.js';
 import type { Db } from './store/postgres/db.js';
 import type { Redis } from './store/redis/client.js';
+import { RedisNodeRpc } from './store/redis/node-rpc.js';
 import { RedisStreamRelay } from './store/redis/stream-relay.js';
 import { RedisSupervisorFigures } from './store/redis/supervisor-figures.js';
 import type { SmsStore } from './store/sms-store.js';
+
+/** How long a REST command forwarded to the node running the call waits for its answer. */
+const COMMAND_FORWARD_TIMEOUT_MS = 3_000;
 
 export interface RunningServer {
   readonly config: Config;
@@ -77,6 +82,11 @@ export interface RunningServer {
   readonly supervisor: SupervisorView;
   /** The supervisor's live stream (what `/Supervisor/stream` clients receive). */
   readonly liveStream: LiveStream;
+  /**
+   * Graceful stop, before close(): new INVITEs and REST calls get 503, `/ready` turns 503, and live
+   * calls run until they end or `timeoutMs` passes, when they are ended with their callbacks.
+   */
+  drain(timeoutMs: number): Promise<void>;
   /** Super Admin bootstrap outcome (a generated password is present only on first start without ADMIN_PASSWORD). */
   readonly bootstrap: { adminSid: string; generatedPassword?: string | undefined };
   close(): Promise<void>;
@@ -137,7 +147,26 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       lifecycle,
     );
 
+    // REST commands on a call reach the node that runs it, from any node.
+    let callCommands: CallCommands | null = null;
+    if (callRuntime) {
+      const rpc = new RedisNodeRpc(connections.redis, connections.sub, connections.keys, config.instanceId);
+      lifecycle.onClose(() => rpc.close());
+      callCommands = new CallCommands({
+        runtime: callRuntime,
+        owners: repositories.calls,
+        rpc,
+        self: config.instanceId,
+        timeoutMs: COMMAND_FORWARD_TIMEOUT_MS,
+      });
+      await callCommands.serve();
+    }
     const { sms, smsStore, email, smppLink } = messaging;
+    let draining = false;
+    readiness.add('accepting', () => ({
+      up: !draining,
+      parts: { state: draining ? 'draining' : 'accepting' },
+    }));
     const observability = composeObservability(config, { connections, sip, messaging, metrics, readiness });
     // Each node publishes its supervisor figures so any node can answer for the cluster.
     const cluster = new ClusterFigures({
@@ -154,6 +183,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       repositories,
       sip,
       callRuntime,
+      callCommands,
       sms,
       smsStore,
       email,
@@ -193,6 +223,13 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       supervisor,
       liveStream,
       bootstrap: { adminSid: boot.admin.sid, generatedPassword: boot.generatedPassword },
+      drain: async (timeoutMs: number) => {
+        if (draining) return;
+        draining = true;
+        sip?.drain();
+        const ended = callRuntime ? await callRuntime.drain(timeoutMs) : 0;
+        logger.info({ ended }, 'drained: no live calls left');
+      },
       close: () => lifecycle.close(),
     };
   });

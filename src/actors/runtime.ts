@@ -26,6 +26,10 @@ export class ActorRegistry<A extends AnyActorRef> {
     return this.actors.size;
   }
 
+  keys(): IterableIterator<string> {
+    return this.actors.keys();
+  }
+
   values(): IterableIterator<A> {
     return this.actors.values();
   }

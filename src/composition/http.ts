@@ -12,6 +12,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { AccountService } from '../actors/account/account-service.js';
+import type { CallCommands } from '../actors/call/call-commands.js';
 import type { CallRuntime } from '../actors/call/call-runtime.js';
 import type { SmsService } from '../actors/sms/sms-service.js';
 import type { ClusterFigures } from '../actors/supervision/cluster-figures.js';
@@ -94,6 +95,7 @@ export interface HttpParts {
   readonly repositories: Repositories;
   readonly sip: SipService | null;
   readonly callRuntime: CallRuntime | null;
+  readonly callCommands: CallCommands | null;
   readonly sms: SmsService;
   readonly smsStore: SmsStore;
   readonly email: EmailService;
@@ -116,13 +118,14 @@ function packageVersion(): string {
 }
 
 export function composeApp(config: Config, logger: Logger, publicUrl: string, parts: HttpParts): App {
-  const { accounts, sip, callRuntime, sms, smsStore, email, supervisor, cluster } = parts;
+  const { accounts, sip, callRuntime, callCommands, sms, smsStore, email, supervisor, cluster } = parts;
   const { snapshots } = parts.connections;
   const {
     calls,
     applications,
     clients,
     numbers,
+    callerIds,
     notifications,
     notifier,
     recordings,
@@ -142,6 +145,8 @@ export function composeApp(config: Config, logger: Logger, publicUrl: string, pa
     clients,
     numbers,
     numberProvider: new LocalPoolProvider(config.numbers.pool),
+    callerIds,
+    callerIdPolicy: config.numbers.callerIdPolicy,
     notifications,
     notifier,
     recordings,
@@ -151,6 +156,7 @@ export function composeApp(config: Config, logger: Logger, publicUrl: string, pa
     checkGatewayProxy: sip ? (proxy: string) => sip.checkGatewayProxy(proxy) : undefined,
     snapshots,
     callRuntime,
+    callCommands,
     profiles,
     profileBodyLimit: config.http.profileBodyLimit,
     effectiveProfileSid: (account) => profileResolver.effectiveProfileSid(account),

@@ -15,6 +15,7 @@ import { CachedNumberStore } from '../store/cached-number-store.js';
 import type { NumberStore } from '../store/number-store.js';
 import { PgApplicationStore } from '../store/postgres/application-repository.js';
 import { PgCallStore } from '../store/postgres/call-repository.js';
+import { PgCallerIdStore } from '../store/postgres/caller-id-repository.js';
 import { PgClientStore } from '../store/postgres/client-repository.js';
 import { type Db, ensureDatabase, migrate, openDb } from '../store/postgres/db.js';
 import { PgGatewayStore } from '../store/postgres/gateway-repository.js';
@@ -66,6 +67,7 @@ export interface Repositories {
   readonly applications: PgApplicationStore;
   readonly clients: PgClientStore;
   readonly numbers: NumberStore;
+  readonly callerIds: PgCallerIdStore;
   readonly notifications: PgNotificationStore;
   readonly notifier: Notifier;
   readonly recordings: PgRecordingStore;
@@ -95,6 +97,7 @@ export async function openRepositories(
     new RedisChangeBus(redis, sub, keys.numberChannel),
   );
   await numbers.start();
+  const callerIds = new PgCallerIdStore(db);
   const notifications = new PgNotificationStore(db);
   const notifier = new Notifier(notifications, logger.child({ component: 'notifications' }), publicUrl);
   const recordings = new PgRecordingStore(db);
@@ -108,6 +111,7 @@ export async function openRepositories(
   // Spec §Account Status: closing an account deletes most of its resources.
   accounts.onClosed(async (accountSid) => {
     await numbers.deleteAllOf(accountSid);
+    await callerIds.deleteAllOf(accountSid);
     await clients.deleteAllOf(accountSid);
     await applications.deleteAllOf(accountSid);
   });
@@ -119,6 +123,7 @@ export async function openRepositories(
     applications,
     clients,
     numbers,
+    callerIds,
     notifications,
     notifier,
     recordings,

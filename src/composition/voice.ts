@@ -30,6 +30,7 @@ import { userOf } from '../sip/message.js';
 import { SipService } from '../sip/service.js';
 import { formatSipAddress } from '../sip/sip-uri.js';
 import { RedisCallAdmission } from '../store/redis/call-admission.js';
+import { RedisLeases } from '../store/redis/leases.js';
 import { RedisRegistrationStore } from '../store/redis/registration-store.js';
 import type { WebhookClient } from '../webhooks/index.js';
 import { composeCalls } from './calls.js';
@@ -55,10 +56,17 @@ export async function startSip(
         defaultDomain: config.organization.defaultDomain,
         minExpires: config.sip.registrarMinExpires,
         maxExpires: config.sip.registrarMaxExpires,
+        instanceId: config.instanceId,
         isClientDomain: async (domain) => (await accounts.getOrganization(domain)) !== null,
         ...(meter ? { meter } : {}),
       },
-      { registrations: new RedisRegistrationStore(redis, keys), clients, gateways, snapshots },
+      {
+        registrations: new RedisRegistrationStore(redis, keys),
+        clients,
+        gateways,
+        snapshots,
+        leases: new RedisLeases(redis, keys),
+      },
       logger.child({ component: 'sip' }),
     );
     const sipService = sip;

@@ -4,6 +4,7 @@
  */
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { AccountService } from '../actors/account/account-service.js';
+import type { CallCommands } from '../actors/call/call-commands.js';
 import type { CallRuntime } from '../actors/call/call-runtime.js';
 import type { Logger } from '../logger.js';
 import type { Notifier } from '../notifications/notifier.js';
@@ -13,6 +14,7 @@ import type { RecordingStorage } from '../recordings/storage.js';
 import type { Account } from '../store/account-store.js';
 import type { ApplicationStore } from '../store/application-store.js';
 import type { CallStore } from '../store/call-store.js';
+import type { CallerIdStore } from '../store/caller-id-store.js';
 import type { ClientStore } from '../store/client-store.js';
 import type { GatewayStore } from '../store/gateway-store.js';
 import type { NotificationStore } from '../store/notification-store.js';
@@ -36,6 +38,7 @@ import type { SmsStore } from '../store/sms-store.js';
 import { RouteTable } from './router.js';
 import { accountRoutes } from './routes/accounts.js';
 import { applicationRoutes } from './routes/applications.js';
+import { availableNumberRoutes } from './routes/available-numbers.js';
 import { callRoutes } from './routes/calls.js';
 import { clientRoutes } from './routes/clients.js';
 import { emailRoutes } from './routes/email.js';
@@ -43,6 +46,7 @@ import { gatewayRoutes } from './routes/gateways.js';
 import { incomingNumberRoutes } from './routes/incoming-numbers.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { type ObservabilityDeps, observabilityRoutes } from './routes/observability.js';
+import { outgoingCallerIdRoutes } from './routes/outgoing-caller-ids.js';
 import { profileRoutes } from './routes/profiles.js';
 import { recordingRoutes } from './routes/recordings.js';
 import { smsRoutes } from './routes/sms.js';
@@ -65,6 +69,9 @@ export interface AppDeps {
   readonly clients: ClientStore;
   readonly numbers: NumberStore;
   readonly numberProvider: NumberProvider;
+  readonly callerIds: CallerIdStore;
+  /** CALLER_ID_POLICY: whether a REST call's E.164 From must be owned or a caller id. */
+  readonly callerIdPolicy: 'open' | 'verified';
   readonly notifications: NotificationStore;
   readonly notifier: Notifier;
   readonly recordings: RecordingStore;
@@ -77,6 +84,8 @@ export interface AppDeps {
   readonly snapshots: SnapshotStore;
   /** The call runtime (null with SIP_ENABLED=false). */
   readonly callRuntime: CallRuntime | null;
+  /** Live-call commands, here or forwarded to the call's node (null with SIP_ENABLED=false). */
+  readonly callCommands: CallCommands | null;
   readonly profiles: ProfileStore;
   readonly profileBodyLimit: number;
   readonly effectiveProfileSid: (account: Account) => Promise<string>;
@@ -110,6 +119,8 @@ export function createApp(deps: AppDeps): App {
   applicationRoutes(routes, deps);
   clientRoutes(routes, deps);
   incomingNumberRoutes(routes, deps);
+  availableNumberRoutes(routes, deps);
+  outgoingCallerIdRoutes(routes, deps);
   notificationRoutes(routes, deps);
   recordingRoutes(routes, deps);
   gatewayRoutes(routes, deps);

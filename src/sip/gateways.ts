@@ -4,6 +4,11 @@
  * change feed), without a restart. This adapter sends the REGISTERs (digest answered once per
  * challenge) and publishes each actor's live state to the snapshot store, where the Gateway REST
  * resource reads it (`RegistrationState`, `RegistrationExpires`; see docs/sip.md).
+ *
+ * Of the nodes sharing a Redis, only the holder of a gateway's lease registers it: a carrier sees one
+ * binding, not one per node. Every node asks for the leases of all gateways each third of the lease
+ * time; the holder's ask renews. A stopping node un-REGISTERs and releases, so the next one takes
+ * over within a third of the lease time; a dead node's leases run out within the lease time.
  */
 import type { Logger } from 'pino';
 import { type Actor, createActor, fromPromise } from 'xstate';
@@ -13,6 +18,7 @@ import type {
   GatewayRegistrationStatus,
   GatewayStore,
 } from '../store/gateway-store.js';
+import type { LeaseStore } from '../store/lease-store.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import { retryWithCredentials } from './digest.js';
 import {
@@ -58,9 +64,24 @@ export function gatewayTarget(g: Pick<Gateway, 'proxy' | 'userName'>): {
   };
 }
 
+/** Who may register a gateway: the lease store, this node's name in it, and the lease length. */
+export interface GatewayLeases {
+  readonly store: LeaseStore;
+  readonly holder: string;
+  readonly ttlMs: number;
+}
+
+const leaseName = (gatewaySid: string) => `gateway:${gatewaySid}`;
+
 export class GatewayRegistrations {
   private readonly actors = new Map<string, { actor: RegistrationActor; gateway: Gateway }>();
+  /** Every gateway that should be registered by some node, by sid. */
+  private readonly wanted = new Map<string, Gateway>();
+  /** Registrations stopped because another node holds the lease (their status is that node's). */
+  private readonly handedOver = new Set<string>();
   private unwatch: (() => void) | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<void> | null = null;
   private closed = false;
 
   constructor(
@@ -68,11 +89,20 @@ export class GatewayRegistrations {
     private readonly gateways: GatewayStore,
     private readonly snapshots: SnapshotStore,
     private readonly log: Logger,
+    private readonly leases: GatewayLeases,
   ) {}
 
   async start(): Promise<void> {
     this.unwatch = this.gateways.watch((change) => this.onChange(change));
-    for (const g of await this.gateways.listAll()) this.ensure(g);
+    for (const g of await this.gateways.listAll()) this.want(g);
+    await this.sweep();
+    this.sweepTimer = setInterval(() => void this.sweep(), Math.floor(this.leases.ttlMs / 3));
+    this.sweepTimer.unref();
+  }
+
+  /** True when this node holds the gateway's lease and runs its registration. */
+  holds(gatewaySid: string): boolean {
+    return this.actors.has(gatewaySid);
   }
 
   /** Live status of every registration this node runs. */
@@ -102,6 +132,9 @@ export class GatewayRegistrations {
     if (this.closed) return;
     this.closed = true;
     this.unwatch?.();
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    await this.sweeping;
+    const held = [...this.actors.keys()];
     const entries = [...this.actors.values()];
     const done = entries.map(
       ({ actor }) =>
@@ -117,12 +150,70 @@ export class GatewayRegistrations {
     await Promise.all(done);
     for (const { actor } of entries) actor.stop();
     this.actors.clear();
+    // Handed over at once: the next node's sweep takes the gateways within a third of the lease.
+    await Promise.all(
+      held.map((sid) =>
+        this.leases.store.release(leaseName(sid), this.leases.holder).catch((err) => {
+          this.log.warn({ err, gatewaySid: sid }, 'gateway lease not released');
+        }),
+      ),
+    );
   }
 
   private onChange(change: GatewayChange): void {
     if (this.closed) return;
-    if (change.kind === 'delete') this.remove(change.sid);
-    else this.ensure(change.gateway);
+    if (change.kind === 'delete') {
+      this.wanted.delete(change.sid);
+      if (this.actors.has(change.sid)) {
+        this.remove(change.sid);
+        this.leases.store.release(leaseName(change.sid), this.leases.holder).catch(() => {});
+      }
+      return;
+    }
+    this.want(change.gateway);
+    // A running registration follows the change now; a new gateway waits for nobody: ask at once.
+    if (this.actors.has(change.gateway.sid) || !this.wanted.has(change.gateway.sid))
+      this.ensure(change.gateway);
+    else void this.sweep();
+  }
+
+  /** Records whether a gateway should be registered by some node. */
+  private want(g: Gateway): void {
+    if (g.register && gatewayTarget(g)) this.wanted.set(g.sid, g);
+    else this.wanted.delete(g.sid);
+  }
+
+  /**
+   * Asks for (or renews) the lease of every wanted gateway: starts the registrations this node
+   * gained, stops (un-REGISTERs) those it lost. A Redis failure changes nothing: a running
+   * registration keeps running rather than leave the carrier without a binding.
+   */
+  private sweep(): Promise<void> {
+    if (this.sweeping) return this.sweeping;
+    this.sweeping = (async () => {
+      for (const sid of [...this.wanted.keys()]) {
+        if (this.closed) return;
+        let held: boolean;
+        try {
+          held = await this.leases.store.acquire(leaseName(sid), this.leases.holder, this.leases.ttlMs);
+        } catch (err) {
+          this.log.warn({ err, gatewaySid: sid }, 'gateway lease not renewed');
+          continue;
+        }
+        if (this.closed) return;
+        const current = this.wanted.get(sid);
+        if (held && current) this.ensure(current);
+        else if (!held && this.actors.has(sid)) {
+          this.log.info({ gatewaySid: sid }, 'gateway lease held by another node: registration handed over');
+          // The new holder writes the status now: this node's ending must not erase it.
+          this.handedOver.add(sid);
+          this.remove(sid);
+        }
+      }
+    })().finally(() => {
+      this.sweeping = null;
+    });
+    return this.sweeping;
   }
 
   private ensure(g: Gateway): void {
@@ -166,7 +257,7 @@ export class GatewayRegistrations {
           'gateway registration',
         );
         const status = this.status(g.sid);
-        if (status && state !== RegistrationState.Removed) {
+        if (status && state !== RegistrationState.Removed && !this.handedOver.has(g.sid)) {
           this.snapshots.save('gateway', g.sid, status, STATUS_TTL_SECONDS).catch((err) => {
             log.warn({ err }, 'gateway status not saved');
           });
@@ -174,6 +265,7 @@ export class GatewayRegistrations {
       },
       complete: () => {
         if (this.actors.get(g.sid)?.actor === actor) this.actors.delete(g.sid);
+        if (this.handedOver.delete(g.sid)) return;
         this.snapshots.delete('gateway', g.sid).catch(() => {});
       },
       error: (err) => log.error({ err }, 'gateway registration actor failed'),

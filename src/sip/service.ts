@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { ClientStore } from '../store/client-store.js';
 import type { GatewayStore } from '../store/gateway-store.js';
+import type { LeaseStore } from '../store/lease-store.js';
 import type { RegistrationStore } from '../store/registration-store.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import { GatewayRegistrations, gatewayTarget } from './gateways.js';
@@ -19,6 +20,9 @@ import type { BoundPorts, Flow } from './transport.js';
 
 export interface SipServiceOptions extends StackOptions {
   readonly defaultDomain: string;
+  /** This node's name among the nodes sharing the Redis: the holder of its gateway leases. */
+  readonly instanceId: string;
+  readonly gatewayLeaseMs: number;
   readonly minExpires?: number;
   readonly maxExpires?: number;
   /**
@@ -35,6 +39,7 @@ export class SipService {
   readonly gateways: GatewayRegistrations;
   private ports: BoundPorts | null = null;
   private closing = false;
+  private draining = false;
 
   constructor(
     private readonly options: SipServiceOptions,
@@ -43,6 +48,7 @@ export class SipService {
       readonly clients: ClientStore;
       readonly gateways: GatewayStore;
       readonly snapshots: SnapshotStore;
+      readonly leases: LeaseStore;
     },
     private readonly log: Logger,
   ) {
@@ -66,6 +72,7 @@ export class SipService {
       stores.gateways,
       stores.snapshots,
       log.child({ component: 'gateways' }),
+      { store: stores.leases, holder: options.instanceId, ttlMs: options.gatewayLeaseMs },
     );
     this.stack.onRequest((rq, flow) => this.dispatch(rq, flow));
   }
@@ -87,6 +94,14 @@ export class SipService {
     return target ? this.stack.checkDestination(target.registrar) : null;
   }
 
+  /**
+   * Stops taking new dialogs (INVITE, MESSAGE out of dialog: 503 with Retry-After, so a front such
+   * as Kamailio fails over); in-dialog requests and registrations are still served.
+   */
+  drain(): void {
+    this.draining = true;
+  }
+
   get bound(): BoundPorts | null {
     return this.ports;
   }
@@ -97,6 +112,12 @@ export class SipService {
     await this.gateways.close();
     this.legs.closeAll();
     await this.stack.close();
+  }
+
+  private refuseWhileDraining(rq: SipRequest): boolean {
+    if (!this.draining) return false;
+    this.stack.respond(rq, 503, { reason: 'Draining', headers: { 'retry-after': '5' } });
+    return true;
   }
 
   private dispatch(rq: SipRequest, flow: Flow): void {
@@ -125,6 +146,7 @@ export class SipService {
           this.legs.onInDialog(rq);
           return;
         }
+        if (this.refuseWhileDraining(rq)) return;
         if (this.legs.admitNew(rq)) this.guard(rq, 'INVITE', () => this.newInvite(rq, flow));
         return;
       case 'MESSAGE':
@@ -132,6 +154,7 @@ export class SipService {
           this.legs.onInDialog(rq);
           return;
         }
+        if (this.refuseWhileDraining(rq)) return;
         if (this.legs.admitNew(rq)) this.guard(rq, 'MESSAGE', () => this.newMessage(rq, flow));
         return;
       case 'REFER':

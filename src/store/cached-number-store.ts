@@ -78,6 +78,10 @@ export class CachedNumberStore implements NumberStore {
     return this.inner.isTaken(e164);
   }
 
+  takenAmong(e164s: readonly string[]): Promise<Set<string>> {
+    return this.inner.takenAmong(e164s);
+  }
+
   /** Forgets here at once (the write is visible to this node's next call), then tells the others. */
   private async changed(key: string): Promise<void> {
     if (key === ALL) this.byNumber.clear();

@@ -123,6 +123,11 @@ export interface CallStore {
   claimOrphans(node: string, leaseMs: number, limit: number): Promise<OrphanCall[]>;
   /** Extends this node's claims on its live calls to now + `leaseMs`. */
   renewClaims(node: string, leaseMs: number): Promise<void>;
+  /**
+   * Which node runs a live call (the call's claim), and whether that claim is still current; null
+   * when the call is not live or not claimed.
+   */
+  ownerOf(sid: string): Promise<{ readonly node: string; readonly current: boolean } | null>;
   /** Drops this node's claims (a restart with a fixed INSTANCE_ID: nothing is live yet). */
   releaseClaims(node: string): Promise<void>;
   update(sid: string, patch: CallUpdate): Promise<CallRecord | null>;

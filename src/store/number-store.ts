@@ -63,6 +63,8 @@ export interface NumberStore {
   delete(accountSid: string, sid: string): Promise<IncomingNumber | null>;
   deleteAllOf(accountSid: string): Promise<void>;
   isTaken(e164: string): Promise<boolean>;
+  /** Which of `e164s` are owned (by anyone): one query for a page of search candidates. */
+  takenAmong(e164s: readonly string[]): Promise<Set<string>>;
   /** For routing inbound traffic: the number wherever it is owned. */
   findByNumber(e164: string): Promise<IncomingNumber | null>;
 }

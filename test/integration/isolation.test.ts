@@ -20,6 +20,7 @@ let stranger: { sid: string; creds: Credentials };
  * How to obtain a real resource of the owner for each path parameter. A route whose parameters are
  * not all listed here fails the suite (add a fixture when adding a route).
  */
+let callerIdFixtures = 0;
 const fixtures: Record<string, (acct: { sid: string; creds: Credentials }) => Promise<string>> = {
   accountSid: async (acct) => acct.sid,
   applicationSid: async (acct) => {
@@ -40,6 +41,15 @@ const fixtures: Record<string, (acct: { sid: string; creds: Credentials }) => Pr
     const res = await ts.request('POST', `${API}/Accounts/${acct.sid}/IncomingPhoneNumbers.json`, {
       auth: acct.creds,
       form: { AreaCode: '555' },
+    });
+    return res.json.sid;
+  },
+  // A country is no tenant data; the route around it is the account's.
+  country: async () => 'US',
+  callerIdSid: async (acct) => {
+    const res = await ts.request('POST', `${API}/Accounts/${acct.sid}/OutgoingCallerIds.json`, {
+      auth: acct.creds,
+      form: { PhoneNumber: `+1415555${String(1000 + callerIdFixtures++)}` },
     });
     return res.json.sid;
   },

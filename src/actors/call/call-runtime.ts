@@ -55,11 +55,17 @@ export interface CallRuntimeDeps {
   readonly logger: Logger;
 }
 
+const DRAIN_POLL_MS = 100;
+/** How long the calls a drain ended get to send their BYEs and callbacks. */
+const DRAIN_END_WAIT_MS = 5_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 export class CallRuntime {
   private readonly actors = new ActorRegistry<CallActor>();
   private readonly endWaiters = new Map<string, (end: CallEnd) => void>();
   private readonly unsubscribe: Array<() => void> = [];
   private isStopped = false;
+  private isDraining = false;
   readonly claim: CallClaim;
   readonly machine: CallMachine;
 
@@ -153,7 +159,7 @@ export class CallRuntime {
 
   /** Creates a REST call: validates the target (400), writes the record queued, then spawns it. */
   async createOutbound(request: OutboundCallRequest): Promise<CallRecord> {
-    if (this.isStopped) throw new AppError('Unavailable', 'The service is shutting down');
+    if (this.isStopped || this.isDraining) throw new AppError('Unavailable', 'The service is shutting down');
     try {
       parseCallTarget(request.to);
     } catch (e) {
@@ -268,6 +274,26 @@ export class CallRuntime {
     this.start(createActor(this.deps.machine, { snapshot, input: snapshot.context }), sid);
     this.send(sid, { type: 'call.restored', at: Date.now() });
     return true;
+  }
+
+  get draining(): boolean {
+    return this.isDraining;
+  }
+
+  /**
+   * Graceful stop: takes no new REST calls, lets the live ones run until they end or `timeoutMs`
+   * passes, then ends the rest as Status=completed would (BYE or CANCEL, callbacks, records), and
+   * waits a bounded time for them to close. Resolves with how many were ended that way.
+   */
+  async drain(timeoutMs: number): Promise<number> {
+    this.isDraining = true;
+    const deadline = Date.now() + timeoutMs;
+    while (this.actors.size > 0 && Date.now() < deadline) await sleep(DRAIN_POLL_MS);
+    const left = [...this.actors.keys()];
+    for (const sid of left) this.end(sid);
+    const closeBy = Date.now() + DRAIN_END_WAIT_MS;
+    while (this.actors.size > 0 && Date.now() < closeBy) await sleep(DRAIN_POLL_MS);
+    return left.length;
   }
 
   /** Stops every actor (no callbacks); idempotent. Live SIP legs are ended by the SIP service. */

@@ -7,6 +7,7 @@
 
 import type { Request } from 'express';
 import { DEFAULT_RING_TIMEOUT_SECONDS } from '../../actors/call/call.machine.js';
+import type { CallCommands, CommandView } from '../../actors/call/call-commands.js';
 import type { CallRuntime, OutboundCallRequest } from '../../actors/call/call-runtime.js';
 import { parseProgressEvents } from '../../actors/call/status-callbacks.js';
 import { parseFilterDate } from '../../dates.js';
@@ -14,6 +15,8 @@ import { AppError } from '../../errors.js';
 import { conferenceSid } from '../../ids.js';
 import { AddressKind } from '../../numbers/address.js';
 import { CALL_STATUSES, type CallStore, TERMINAL_CALL_STATUSES } from '../../store/call-store.js';
+import type { CallerIdStore } from '../../store/caller-id-store.js';
+import type { NumberStore } from '../../store/number-store.js';
 import { addressParam } from '../address-param.js';
 import { accountOf, formatOf } from '../context.js';
 import { one, page, type RouteSpec } from '../openapi/spec.js';
@@ -27,13 +30,23 @@ import { methodParam, urlParam } from '../validate.js';
 
 export interface CallRouteDeps {
   readonly calls: CallStore;
+  readonly numbers: NumberStore;
+  readonly callerIds: CallerIdStore;
+  readonly callerIdPolicy: 'open' | 'verified';
   /** The call runtime; null when SIP is disabled (creating and modifying calls answer 503). */
   readonly callRuntime: CallRuntime | null;
+  /** Live-call commands, applied here or forwarded to the node that runs the call. */
+  readonly callCommands: CallCommands | null;
   readonly publicUrl: string;
 }
 
 /** Twilio's limit on Timeout (seconds). */
 const MAX_TIMEOUT = 600;
+
+function commandsOf(deps: CallRouteDeps): CallCommands {
+  if (!deps.callCommands) throw new AppError('Unavailable', 'Calls are not available: SIP is disabled');
+  return deps.callCommands;
+}
 
 function runtimeOf(deps: CallRouteDeps): CallRuntime {
   if (!deps.callRuntime) throw new AppError('Unavailable', 'Calls are not available: SIP is disabled');
@@ -44,7 +57,7 @@ function runtimeOf(deps: CallRouteDeps): CallRuntime {
  * Members added to the call when Mute was given (spec §Calls: the response carries ConferenceSid,
  * Muted, Hold, StartConferenceOnEnter, EndConferenceOnEnter; decisions.md).
  */
-function modificationExtras(live: ReturnType<CallRuntime['liveView']>, accountSid: string) {
+function modificationExtras(live: CommandView | null, accountSid: string) {
   return {
     ConferenceSid: live?.room
       ? conferenceSid(live.room.startsWith(`${accountSid}:`) ? live.room : `${accountSid}:${live.room}`)
@@ -93,6 +106,20 @@ function outboundRequest(p: Params, accountSid: string, apiVersion: string): Out
     statusCallbackEvents: events.events,
     timeoutSeconds: p.int('Timeout', 1, MAX_TIMEOUT) ?? DEFAULT_RING_TIMEOUT_SECONDS,
   };
+}
+
+/**
+ * With CALLER_ID_POLICY=verified, any From but a `client:` must be an E.164 number the account owns
+ * or lists as an outgoing caller id, as Twilio requires; `open` keeps any well-formed From.
+ */
+async function checkCallerId(deps: CallRouteDeps, accountSid: string, from: string): Promise<void> {
+  if (deps.callerIdPolicy === 'open' || from.startsWith('client:')) return;
+  const owned = (await deps.numbers.findByNumber(from))?.accountSid === accountSid;
+  if (owned || (await deps.callerIds.has(accountSid, from))) return;
+  throw new AppError(
+    'CallerIdNotVerified',
+    `From ${from} is neither an incoming phone number of this account nor one of its OutgoingCallerIds`,
+  );
 }
 
 function dateFilter(q: Params, name: string): Date | undefined {
@@ -163,6 +190,7 @@ export function callRoutes(routes: RouteTable, deps: CallRouteDeps): void {
     POST: async (_req, res) => {
       const account = accountOf(res);
       const request = outboundRequest(Params.body(res), account.sid, API_VERSION);
+      await checkCallerId(deps, account.sid, request.from);
       const record = await runtimeOf(deps).createOutbound(request);
       const format = formatOf(res);
       res.setHeader('Location', `${deps.publicUrl}${API_ROOT}/Accounts/${account.sid}/Calls/${record.sid}`);
@@ -201,28 +229,41 @@ export function callRoutes(routes: RouteTable, deps: CallRouteDeps): void {
       if (move && !target) throw new AppError('MissingParameter', 'MoveConnectedCallLeg needs a Url');
       if (TERMINAL_CALL_STATUSES.includes(call.status))
         throw new AppError('Conflict', `Call ${sid} is not live (status ${call.status})`);
-      const runtime = runtimeOf(deps);
-      if (!runtime.liveView(sid)) throw new AppError('Conflict', `Call ${sid} is not live on this service`);
-      if (statusCallback)
-        runtime.setEndCallback(sid, statusCallback, methodParam(p, 'StatusCallbackMethod') ?? 'POST');
-      if (mute !== undefined) runtime.setMuted(sid, mute);
-      if (target) {
-        const ok = move ? runtime.moveConnected(sid, target) : runtime.redirect(sid, target);
-        if (!ok) throw new AppError('Conflict', `Call ${sid} cannot be redirected before it is answered`);
+      const answer = await commandsOf(deps).run({
+        sid,
+        status,
+        target: target || undefined,
+        move,
+        mute,
+        endCallback: statusCallback
+          ? { url: statusCallback, method: methodParam(p, 'StatusCallbackMethod') ?? 'POST' }
+          : undefined,
+      });
+      if (answer.outcome === 'not-live') throw new AppError('Conflict', `Call ${sid} is not live`);
+      if (answer.outcome === 'not-answered')
+        throw new AppError('Conflict', `Call ${sid} cannot be redirected before it is answered`);
+      if (answer.outcome === 'owner-unreachable') {
+        res.setHeader('Retry-After', '2');
+        throw new AppError('Unavailable', `The node running call ${sid} does not answer; retry shortly`);
       }
-      // Status=canceled on an answered call has no effect (spec): the call is returned as it is.
-      if (status) runtime.modifyStatus(sid, status);
-      // Read before the await: an actor that has just ended leaves the registry right after.
-      const fields = runtime.liveFields(sid);
       const stored = (await deps.calls.get(account.sid, sid)) ?? call;
-      const after = fields ? { ...stored, ...fields } : stored;
-      const live = runtime.liveView(sid);
+      const f = answer.fields;
+      const after = f
+        ? {
+            ...stored,
+            status: f.status,
+            startTime: f.startTime === null ? null : new Date(f.startTime),
+            sipResponseCode: f.sipResponseCode,
+            ...(f.endTime !== undefined ? { endTime: new Date(f.endTime) } : {}),
+            ...(f.duration !== undefined ? { duration: f.duration } : {}),
+          }
+        : stored;
       const format = formatOf(res);
       send(
         res,
         format,
         'Call',
-        callDto(after, format, mute === undefined ? {} : modificationExtras(live, account.sid)),
+        callDto(after, format, mute === undefined ? {} : modificationExtras(answer.view, account.sid)),
       );
     },
   });

@@ -6,15 +6,17 @@ import { API_ROOT, accountPath, uriOf } from '../uris.js';
 
 /**
  * Only the lists this server serves under an account, so that every URI answers (docs/decisions.md:
- * AvailablePhoneNumbers, Conferences, OutgoingCallerIds, Sandbox and Transcriptions are not
- * implemented and are left out rather than answered with lists that would misstate the state).
+ * Sandbox and Transcriptions are not implemented and are left out rather than answered with lists
+ * that would misstate the state).
  */
 export const ACCOUNT_SUBRESOURCES: ReadonlyArray<[string, string]> = [
   ['Applications', 'Applications'],
+  ['AvailablePhoneNumbers', 'AvailablePhoneNumbers'],
   ['Calls', 'Calls'],
   ['Clients', 'Clients'],
   ['IncomingPhoneNumbers', 'IncomingPhoneNumbers'],
   ['Notifications', 'Notifications'],
+  ['OutgoingCallerIds', 'OutgoingCallerIds'],
   ['Recordings', 'Recordings'],
   ['SMSMessages', 'SMS/Messages'],
 ];

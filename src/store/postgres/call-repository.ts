@@ -145,6 +145,13 @@ export class PgCallStore implements CallStore {
       )`);
   }
 
+  async ownerOf(sid: string): Promise<{ node: string; current: boolean } | null> {
+    const [row] = await this.db.query(sql`
+      SELECT claimed_by, claimed_until > now() AS current FROM calls
+      WHERE sid = ${sid} AND claimed_by IS NOT NULL AND status IN ('queued', 'ringing', 'in-progress')`);
+    return row ? { node: row.claimed_by as string, current: row.current === true } : null;
+  }
+
   async releaseClaims(node: string): Promise<void> {
     await this.db.query(
       sql`UPDATE calls SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = ${node} AND status IN ('queued', 'ringing', 'in-progress')`,

@@ -113,6 +113,14 @@ export class PgNumberStore implements NumberStore {
     return (await this.db.query(sql`SELECT 1 FROM incoming_numbers WHERE phone_number = ${e164}`)).length > 0;
   }
 
+  async takenAmong(e164s: readonly string[]): Promise<Set<string>> {
+    if (e164s.length === 0) return new Set();
+    const rows = await this.db.query(
+      sql`SELECT phone_number FROM incoming_numbers WHERE phone_number = ANY(${[...e164s]})`,
+    );
+    return new Set(rows.map((r) => r.phone_number as string));
+  }
+
   async findByNumber(e164: string): Promise<IncomingNumber | null> {
     const [row] = await this.db.query(sql`SELECT * FROM incoming_numbers WHERE phone_number = ${e164}`);
     return row ? toNumber(row) : null;

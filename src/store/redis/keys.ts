@@ -22,12 +22,18 @@ export function redisKeys(prefix: string) {
     sipBindingIndex: `${p}sip:reg:index`,
     gatewayState: (sid: string) => `${p}gw:${sid}:state`,
     gatewayChannel: `${p}chan:gateway`,
+    /** A named lease (value: the holder's instance id), e.g. who registers a gateway. */
+    lease: (name: string) => `${p}lease:${name}`,
     // calls
     callSnapshot: (sid: string) => `${p}call:${sid}:snap`,
     /** Sorted set of the account's live call slots (member call sid, score lease expiry ms). */
     accountCallSlots: (accountSid: string) => `${p}account:${accountSid}:slots`,
     /** Calls started by the account in one second (epoch seconds), for the CPS limit. */
     accountCps: (accountSid: string, second: number) => `${p}account:${accountSid}:cps:${second}`,
+    // nodes
+    /** Requests addressed to one node (NodeRpc), and its replies. */
+    nodeRequests: (node: string) => `${p}chan:node:${node}:requests`,
+    nodeReplies: (node: string) => `${p}chan:node:${node}:replies`,
     // supervision
     /** Hash of every node's supervisor figures (field = instance id). */
     supervisorNodes: `${p}supervisor:nodes`,

@@ -146,6 +146,31 @@ describe('real responses match their schemas', () => {
     );
   });
 
+  it('AvailablePhoneNumbers (countries, search), OutgoingCallerId', async () => {
+    const avail = `${API}/Accounts/${owner.sid}/AvailablePhoneNumbers`;
+    expectDocumented(
+      await ts.request('GET', `${avail}.json`, as()),
+      'GET',
+      `${A}/AvailablePhoneNumbers`,
+      200,
+    );
+    const found = await ts.request('GET', `${avail}/US/Local.json?AreaCode=415&PageSize=2`, as());
+    expect(found.json).toHaveLength(2);
+    expectDocumented(found, 'GET', `${A}/AvailablePhoneNumbers/:country/Local`, 200);
+    const created = await ts.request(
+      'POST',
+      `${API}/Accounts/${owner.sid}/OutgoingCallerIds.json`,
+      as({ PhoneNumber: '+14155550188' }),
+    );
+    expectDocumented(created, 'POST', `${A}/OutgoingCallerIds`, 201);
+    expectDocumented(
+      await ts.request('GET', `${API}/Accounts/${owner.sid}/OutgoingCallerIds.json`, as()),
+      'GET',
+      `${A}/OutgoingCallerIds`,
+      200,
+    );
+  });
+
   it('Call (created, fetched, paged), Notification, Recording, SMS message', async () => {
     const call = await ts.request(
       'POST',

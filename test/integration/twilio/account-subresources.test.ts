@@ -35,10 +35,12 @@ describe('Account SubresourceUris', () => {
     const uris = acct.json.subresource_uris as Record<string, string>;
     expect(Object.keys(uris).sort()).toEqual([
       'applications',
+      'available_phone_numbers',
       'calls',
       'clients',
       'incoming_phone_numbers',
       'notifications',
+      'outgoing_caller_ids',
       'recordings',
       'sms_messages',
     ]);
@@ -51,7 +53,7 @@ describe('Account SubresourceUris', () => {
     const acct = await ts.request('GET', `${API}/Accounts/${owner.sid}`, { auth: owner.creds });
     const doc = new XMLParser().parse(acct.text);
     const uris = doc.ServiceResponse.Account.SubresourceUris as Record<string, string>;
-    expect(Object.keys(uris)).toHaveLength(7);
+    expect(Object.keys(uris)).toHaveLength(9);
     const statuses = await followAll(uris);
     for (const [name, status] of Object.entries(statuses))
       expect({ name, status }).toEqual({ name, status: 200 });
