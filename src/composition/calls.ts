@@ -21,6 +21,7 @@ import { InboundCalls, type InboundCallsDeps } from '../actors/call/inbound-call
 import { LegControl } from '../actors/call/leg-control.js';
 import { type LiveEffectsDeps, liveCallEffects } from '../actors/call/live-effects.js';
 import { CallRecovery } from '../actors/call/recovery.js';
+import { type TransferDeps, transferEnds } from '../actors/call/transfer.js';
 import type { InterpreterInput } from '../actors/interpreter/interpreter.types.js';
 import type { Logger } from '../logger.js';
 import type { CallMeter } from '../metrics/port.js';
@@ -32,7 +33,7 @@ import type { SnapshotStore } from '../store/snapshot-store.js';
 import type { WebhookRequest, WebhookResult } from '../webhooks/index.js';
 
 export interface CallsDeps
-  extends Omit<LiveEffectsDeps, 'apps' | 'onAdmissionReleaseError' | 'sip'>,
+  extends Omit<LiveEffectsDeps, 'apps' | 'onAdmissionReleaseError' | 'sip' | 'transfers'>,
     Pick<CallRuntimeDeps, 'instanceId' | 'callLeaseMs' | 'conferenceFlagsOf'>,
     Pick<InboundCallsDeps, 'routeInbound'> {
   readonly sip: SipPort & InboundCallsDeps['sip'];
@@ -44,6 +45,7 @@ export interface CallsDeps
   /** The account's AuthToken (signs its webhooks). */
   readonly authTokenOf: (accountSid: string) => Promise<string | null>;
   readonly numberOf: (accountSid: string, sid: string) => Promise<IncomingNumber | null>;
+  readonly applicationOf: TransferDeps['applicationOf'];
   readonly startInterpreter: (input: InterpreterInput) => AnyActorRef;
   readonly meter: CallMeter;
   /** Further observers of every call event (live views), subscribed last. */
@@ -87,6 +89,13 @@ export function composeCalls(d: CallsDeps): {
       apps,
       onAdmissionReleaseError: (err, sid) =>
         logger.warn({ err, callSid: sid }, 'admission slot not released'),
+      transfers: {
+        contextOf: (sid) => runtime?.contextOf(sid) ?? null,
+        liveStatus: (sid) => runtime?.liveStatus(sid) ?? null,
+        send: (sid, event) => runtime?.send(sid, event) ?? false,
+        numberOf: d.numberOf,
+        applicationOf: d.applicationOf,
+      },
     }),
   );
   // Order matters: the record is written before anything reports it.
@@ -111,6 +120,7 @@ export function composeCalls(d: CallsDeps): {
   bus.subscribe(statusCallbacks(sendCallback, d.instanceId));
   for (const observer of d.observers ?? []) bus.subscribe(observer);
   const live = runtime;
+  bus.subscribe(transferEnds((sid, event) => live.send(sid, event)));
   legs = new LegControl(live, d.media);
   const inbound = new InboundCalls(live, {
     sip: d.sip,

@@ -217,6 +217,7 @@ export async function composeVoice(
       callLeaseMs: config.limits.callLeaseMs,
       conferenceFlagsOf: (endpointId) => conferences.flagsOf(endpointId),
       numberOf: (accountSid, sid) => numbers.get(accountSid, sid),
+      applicationOf: (accountSid, sid) => applications.get(accountSid, sid),
       meter: metrics.calls,
       logger: logger.child({ component: 'calls' }),
     });

@@ -4,6 +4,7 @@
  * may persist. Implements the UA core duties the `sip` package leaves out (RFC 3261 §12-§15):
  * To-tags, 100 Trying (when the first response is late), 2xx retransmission until ACK and BYE after 64·T1 without one, the ACK for
  * 2xx, CANCEL → 487, BYE either way, re-INVITE, INFO and MESSAGE, one digest retry on 401/407.
+ * REFER and NOTIFY of a transfer are refer.ts's.
  */
 import type { Logger } from 'pino';
 import type { StackNameAddr } from 'sip';
@@ -26,6 +27,7 @@ import {
   type SipResponse,
   sipUriOf,
   tagOf,
+  xHeadersOf,
 } from './message.js';
 import {
   type InboundInvite,
@@ -37,6 +39,7 @@ import {
   type SipPort,
   TERMINAL_SIP_EVENTS,
 } from './port.js';
+import { SipRefers } from './refer.js';
 import { formatSipAddress } from './sip-uri.js';
 import type { ClientRequest, SipStack } from './stack.js';
 import { retransmitInterval, SipTimers } from './timers.js';
@@ -126,10 +129,26 @@ export class SipLegs implements SipPort {
       }) => Promise<number>)
     | null = null;
 
+  /** REFERs in the legs' dialogs, both ways (refer.ts). */
+  readonly refers: SipRefers;
+
   constructor(
     private readonly stack: SipStack,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.refers = new SipRefers(
+      stack,
+      {
+        emit: (legId, event) => {
+          const leg = this.legs.get(legId);
+          if (leg && !leg.terminal) this.emit(leg, event);
+        },
+        sendInDialog: (legId, method, options, onResponse) =>
+          this.sendInDialog(legId, method, options, onResponse),
+      },
+      log,
+    );
+  }
 
   /** Subscribes to leg events; returns an unsubscribe function. */
   onEvent(listener: (e: SipEvent) => void): () => void {
@@ -188,6 +207,7 @@ export class SipLegs implements SipPort {
   /** Keeps an ended leg long enough to absorb retransmissions and late answers, then forgets it. */
   private retire(leg: Leg): void {
     leg.state = 'ended';
+    this.refers.legEnded(leg.id);
     const t = setTimeout(() => this.forget(leg), SipTimers.TIMER_B);
     t.unref();
     leg.timers.add(t);
@@ -304,7 +324,13 @@ export class SipLegs implements SipPort {
       // The dialog and the ACK are all a confirmed leg needs: let the INVITE and its options go.
       leg.client = undefined;
       leg.call = undefined;
-      this.emit(leg, { type: 'sip.answered', legId: leg.id, sdp: rs.content || null, dialog });
+      this.emit(leg, {
+        type: 'sip.answered',
+        legId: leg.id,
+        sdp: rs.content || null,
+        dialog,
+        xHeaders: xHeadersOf(rs),
+      });
       return;
     }
     if (leg.abandoned || leg.terminal) return;
@@ -320,7 +346,14 @@ export class SipLegs implements SipPort {
       this.sendInvite(leg, retry, contact);
       return;
     }
-    this.emit(leg, { type: 'sip.failed', legId: leg.id, status: rs.status, reason: rs.reason || '' });
+    this.emit(leg, {
+      type: 'sip.failed',
+      legId: leg.id,
+      status: rs.status,
+      reason: rs.reason || '',
+      callId: leg.callId,
+      xHeaders: xHeadersOf(rs),
+    });
   }
 
   cancel(legId: string): void {
@@ -579,11 +612,42 @@ export class SipLegs implements SipPort {
   }
 
   sendInfo(legId: string, contentType: string, body: string): void {
+    this.sendInDialog(legId, 'INFO', { content: body, contentType });
+  }
+
+  /** A request in the leg's dialog (INFO, NOTIFY, REFER); its CSeq number, or null without a dialog. */
+  private sendInDialog(
+    legId: string,
+    method: string,
+    options: { headers?: Record<string, unknown>; content?: string; contentType?: string },
+    onResponse: (rs: SipResponse) => void = () => {},
+  ): number | null {
     const leg = this.legs.get(legId);
-    if (!leg?.dialog || leg.terminal) return;
-    const { dialog, request } = nextRequest(leg.dialog, 'INFO', { content: body, contentType });
+    if (!leg?.dialog || leg.terminal) return null;
+    // REFER is a target refresh and NOTIFY must name its sender (RFC 3515 §2.4.1, RFC 6665 §4.1.2.2).
+    const contact =
+      method === 'REFER' || method === 'NOTIFY'
+        ? { contact: [{ uri: leg.dialog.localContact, params: {} }] }
+        : {};
+    const { dialog, request } = nextRequest(leg.dialog, method, {
+      ...options,
+      headers: { ...contact, ...(options.headers ?? {}) },
+    });
     leg.dialog = dialog;
-    this.stack.send(request, () => {}, dialog.flow ? { flow: dialog.flow } : {});
+    this.stack.send(request, onResponse, dialog.flow ? { flow: dialog.flow } : {});
+    return request.headers.cseq.seq;
+  }
+
+  answerRefer(legId: string, referId: string, status: number, reason?: string): void {
+    this.refers.answerRefer(legId, referId, status, reason);
+  }
+
+  notifyRefer(legId: string, referId: string, status: number, terminated: boolean): void {
+    this.refers.notifyRefer(legId, referId, status, terminated);
+  }
+
+  refer(legId: string, referTo: string): void {
+    this.refers.refer(legId, referTo);
   }
 
   sendMessage(message: OutboundMessage): void {
@@ -653,6 +717,9 @@ export class SipLegs implements SipPort {
   onInDialog(rq: SipRequest): void {
     const legId = this.byDialog.get(`${rq.headers['call-id']}|${tagOf(rq.headers.to)}`);
     const leg = legId ? this.legs.get(legId) : undefined;
+    // No call to transfer (Restcomm answers 404 too, with why).
+    if (rq.method === 'REFER' && (!leg?.dialog || leg.state === 'ended'))
+      return void this.refers.refuse(rq, 404, 'SIP REFER should be sent in dialog');
     if (rq.method === 'ACK') {
       if (leg?.state === 'answered') {
         this.confirm(leg);
@@ -692,6 +759,12 @@ export class SipLegs implements SipPort {
         return;
       case 'OPTIONS':
         this.stack.respond(rq, 200);
+        return;
+      case 'REFER':
+        this.refers.received(leg.id, rq);
+        return;
+      case 'NOTIFY':
+        this.refers.notifyReceived(leg.id, rq);
         return;
       default:
         this.stack.respond(rq, 501);

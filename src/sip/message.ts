@@ -45,6 +45,7 @@ export const ReasonPhrase: Readonly<Record<number, string>> = {
   423: 'Interval Too Brief',
   480: 'Temporarily Unavailable',
   481: 'Call/Transaction Does Not Exist',
+  489: 'Bad Event',
   482: 'Loop Detected',
   483: 'Too Many Hops',
   484: 'Address Incomplete',
@@ -72,6 +73,8 @@ export const ALLOWED_METHODS = [
   'REGISTER',
   'MESSAGE',
   'INFO',
+  'REFER',
+  'NOTIFY',
 ] as const;
 export const ALLOW_HEADER = ALLOWED_METHODS.join(', ');
 
@@ -199,4 +202,13 @@ export function stackUriOf(uri: SipUri): StackUri {
 /** `user` part of a SIP or tel URI, unescaped; undefined for URIs without one or that sip-uri.ts refuses. */
 export function userOf(uri: string): string | undefined {
   return sipUriOf(uri)?.user || undefined;
+}
+
+/** X- headers of a message, named as they are usually written (`X-Agent-Id`; ours are lower case). */
+export function xHeadersOf(m: StackMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(m.headers))
+    if (k.startsWith('x-') && typeof v === 'string')
+      out[k.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase())] = v;
+  return out;
 }

@@ -82,8 +82,18 @@ export type SipEvent =
       readonly legId: string;
       readonly sdp: string | null;
       readonly dialog: Dialog;
+      /** X- headers of the 2xx (names as `X-Foo`), for DialSipHeader_* parameters. */
+      readonly xHeaders?: Readonly<Record<string, string>>;
     }
-  | { readonly type: 'sip.failed'; readonly legId: string; readonly status: number; readonly reason: string }
+  | {
+      readonly type: 'sip.failed';
+      readonly legId: string;
+      readonly status: number;
+      readonly reason: string;
+      /** Call-ID of the INVITE and X- headers of its final response. */
+      readonly callId?: string;
+      readonly xHeaders?: Readonly<Record<string, string>>;
+    }
   | { readonly type: 'sip.bye'; readonly legId: string }
   | { readonly type: 'sip.cancel'; readonly legId: string }
   | {
@@ -106,12 +116,44 @@ export type SipEvent =
       readonly contentType: string;
       readonly body: string;
     }
+  /**
+   * A REFER in the leg's dialog (RFC 3515): the call layer answers it with `answerRefer` and reports
+   * the transfer with `notifyRefer`. `target`, `transferor`, `transferee` are the user parts of
+   * Refer-To, Contact and To (RFC 5589 §6.1 roles, as Restcomm names them).
+   */
+  | {
+      readonly type: 'sip.refer';
+      readonly legId: string;
+      readonly referId: string;
+      readonly referTo: string;
+      readonly target: string | null;
+      readonly transferor: string | null;
+      readonly transferee: string | null;
+    }
+  /** The final response to a REFER we sent in the leg's dialog (`refer`). */
+  | { readonly type: 'sip.referResult'; readonly legId: string; readonly status: number }
+  /**
+   * A NOTIFY of the subscription our REFER created: the status line of its message/sipfrag body
+   * (null when unreadable), and whether the subscription ended with it.
+   */
+  | {
+      readonly type: 'sip.referNotify';
+      readonly legId: string;
+      readonly status: number | null;
+      readonly terminated: boolean;
+    }
   | {
       readonly type: 'sip.messageResult';
       readonly requestId: string;
       readonly status: number;
       readonly reason: string;
     };
+
+/**
+ * The implicit subscription of a REFER we accept lasts at most this long (RFC 3515 §2.4.4): its
+ * final NOTIFY goes out by then, whatever became of the transfer.
+ */
+export const REFER_SUBSCRIPTION_SECONDS = 120;
 
 export const TERMINAL_SIP_EVENTS = new Set<SipEvent['type']>([
   'sip.failed',
@@ -153,6 +195,22 @@ export interface SipPort {
   reInvite(legId: string, sdp: string): void;
   /** Sends INFO in the leg's dialog (e.g. application/dtmf-relay). */
   sendInfo(legId: string, contentType: string, body: string): void;
+  /**
+   * Answers a REFER of the leg (`sip.refer`): 202 accepts it; other statuses refuse it, with
+   * `Event: refer` and `reason` in a Reason header (RFC 3326). Unanswered REFERs get 500 after
+   * `SipTimers.REFER_ANSWER`.
+   */
+  answerRefer(legId: string, referId: string, status: number, reason?: string): void;
+  /**
+   * NOTIFY of an accepted REFER's implicit subscription (RFC 3515 §2.4.4): a message/sipfrag body
+   * `SIP/2.0 <status> <reason>`; `terminated` ends the subscription (a final status).
+   */
+  notifyRefer(legId: string, referId: string, status: number, terminated: boolean): void;
+  /**
+   * Sends REFER in the leg's dialog (blind transfer of the far end to `referTo`): `sip.referResult`
+   * with its final response, then `sip.referNotify` for each NOTIFY of the transfer's progress.
+   */
+  refer(legId: string, referTo: string): void;
   /** Sends MESSAGE outside any dialog; `sip.messageResult` follows. */
   sendMessage(message: OutboundMessage): void;
   /** The leg's dialog data, when it has one. */

@@ -160,8 +160,17 @@ export class SipService {
         if (this.refuseWhileDraining(rq)) return;
         if (this.legs.admitNew(rq)) this.guard(rq, 'MESSAGE', () => this.newMessage(rq, flow));
         return;
+      case 'REFER':
+        if (inDialog) {
+          this.legs.onInDialog(rq);
+          return;
+        }
+        // A blind transfer names the call it transfers by its dialog (RFC 3515 §2.4.2).
+        this.legs.refers.refuse(rq, 404, 'SIP REFER should be sent in dialog');
+        return;
       case 'BYE':
       case 'INFO':
+      case 'NOTIFY':
         if (inDialog) {
           this.legs.onInDialog(rq);
           return;

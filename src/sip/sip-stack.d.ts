@@ -44,6 +44,8 @@ declare module 'sip' {
     contact?: StackNameAddr[] | '*';
     route?: StackRouteEntry[];
     'record-route'?: StackRouteEntry[];
+    /** RFC 3515 §2.1, parsed as a name-addr. */
+    'refer-to'?: StackNameAddr;
     'content-length'?: number;
     'max-forwards'?: number | string;
     'www-authenticate'?: StackAuth[];

@@ -19,6 +19,12 @@ export const SipTimers = {
   CANCEL_WAIT: 64 * 500,
   /** A UAS sends 100 Trying only when its first response to an INVITE is not out by then (§17.2.1). */
   TRYING: 200,
+
+  /**
+   * A REFER the call layer has not answered by then gets 500 (well inside its non-INVITE
+   * transaction, Timer F = 64·T1).
+   */
+  REFER_ANSWER: 16 * 500,
 } as const;
 
 /** Registrar limits (RFC 3261 §10.3 step 7): requested expiries are clamped to this range. */

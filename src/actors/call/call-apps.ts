@@ -9,6 +9,7 @@ import type { Logger } from '../../logger.js';
 import type { InterpreterInput } from '../interpreter/interpreter.types.js';
 import type { CallApp, CallContext, CallEmitted, CallEvent, MarkupTarget } from './call.types.js';
 import type { AppRunner } from './live-effects.js';
+import { transferParams } from './transfer.js';
 
 interface Running {
   interpreter: AnyActorRef | null;
@@ -100,6 +101,7 @@ export class CallApps implements AppRunner {
         parentCallSid: call.parentCallSid,
         forwardedFrom: call.forwardedFrom,
         callerName: call.callerName,
+        ...(call.transfer ? { extraParams: transferParams(call.transfer) } : {}),
       },
       url: app.url,
       method: app.method,

@@ -35,6 +35,7 @@ import type {
   DialTarget,
   InterpreterServices,
   MediaEvents,
+  ReferOutcome,
 } from '../interpreter/services.js';
 import type { CallEnd, ChildLeg, LegControl } from './leg-control.js';
 
@@ -92,6 +93,10 @@ export class RuntimeCallControl implements CallControl, Dialer {
     return this.runtime.sendDigits(callSid, digits, signal);
   }
 
+  refer(callSid: string, referTo: string, signal: AbortSignal): Promise<ReferOutcome> {
+    return this.runtime.refer(callSid, referTo, signal);
+  }
+
   async dial(request: DialRequest, signal: AbortSignal): Promise<DialOutcome> {
     const legs: ChildLeg[] = [];
     const endAll = () => {
@@ -121,9 +126,11 @@ export class RuntimeCallControl implements CallControl, Dialer {
       }
       if (legs.length === 0) return { status: 'failed', dialCallSid: null, durationSeconds: 0 };
       const winner = await firstAnswered(legs);
+      if (winner) this.runtime.dialDecided(request.callSid, 200, winner.sid);
       if (!winner) {
         const ends = await Promise.all(legs.map((l) => l.ended));
         const last = ends[ends.length - 1]!;
+        this.runtime.dialDecided(request.callSid, last.sipStatus ?? 480, legs[legs.length - 1]!.sid, last);
         return {
           status: dialStatusOf(last),
           dialCallSid: null,
@@ -159,7 +166,7 @@ export class RuntimeCallControl implements CallControl, Dialer {
       offStar?.();
       if (limit) clearTimeout(limit);
       this.media.unbridge(request.endpointId, winner.sid);
-      this.runtime.setPeers(request.callSid, null);
+      this.runtime.endBridge(request.callSid, winner.sid);
       return {
         status: 'completed',
         dialCallSid: winner.sid,

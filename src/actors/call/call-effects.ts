@@ -6,7 +6,15 @@
  * the machine invokes them as actors, so leaving the state aborts them through `signal`.
  */
 import type { PersistedDialog, PlaceCall } from '../../sip/port.js';
-import type { CallApp, CallContext, CallEvent, MarkupTarget } from './call.types.js';
+import type {
+  CallApp,
+  CallContext,
+  CallEvent,
+  MarkupTarget,
+  ReferPlan,
+  ReferRequest,
+  Transfer,
+} from './call.types.js';
 
 /** Why an outbound leg was not placed: the SIP-like status the leg fails with. */
 export class PlacementError extends Error {
@@ -15,6 +23,16 @@ export class PlacementError extends Error {
     readonly reason: string,
     /** A more specific Notification than the generic failure one was already written. */
     readonly notified = false,
+  ) {
+    super(reason);
+  }
+}
+
+/** Why a REFER is refused: the SIP status it is answered with and the Reason text. */
+export class ReferRefusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
   ) {
     super(reason);
   }
@@ -63,6 +81,19 @@ export interface CallEffects {
   /** The call ended: the running app winds down (action callbacks, recordings). */
   endApp(sid: string): void;
 
+  // ---- transfer (REFER, RFC 3515) ------------------------------------------------------------------
+  /** Answers the leg's pending REFER: 202 accepts it; else refused with `reason`. */
+  answerRefer(sid: string, referId: string, status: number, reason?: string): void;
+  /** NOTIFY of the leg's accepted REFER: the transfer's SIP status as message/sipfrag. */
+  notifyRefer(sid: string, referId: string, status: number, terminated: boolean): void;
+  /**
+   * Hands the transferee leg its new markup (`app.transfer` to its actor), after the transferor's
+   * transition: the transferee's old app stops and must find the transferor detached.
+   */
+  transfer(transferee: string, transfer: Transfer, app: MarkupTarget): void;
+  /** Sends REFER in the leg's dialog (`<Refer>`). */
+  refer(sid: string, referTo: string): void;
+
   // ---- admission and Notifications --------------------------------------------------------------
   releaseAdmission(accountSid: string, sid: string): void;
   /** The RTP port range is exhausted: the account hears why its call was refused. */
@@ -78,6 +109,11 @@ export interface CallEffects {
   place(call: CallContext, signal: AbortSignal): Promise<PlaceCall>;
   /** Creates the endpoint of an inbound leg answering `remoteSdp`; resolves with our SDP. */
   createEndpoint(sid: string, remoteSdp: string | null, signal: AbortSignal): Promise<string>;
+  /**
+   * What an accepted REFER of `call` does: the leg it is bridged with, and the ReferUrl of the
+   * number originally dialled; rejects with a {@link ReferRefusal}.
+   */
+  planRefer(call: CallContext, refer: ReferRequest, signal: AbortSignal): Promise<ReferPlan>;
   /** DTMF to the far end in the dialog (SIP INFO), `w` = half a second. */
   sendDigits(sid: string, digits: string, signal: AbortSignal): Promise<void>;
 }

@@ -177,6 +177,8 @@ function record(call: CallContext) {
     forwardedFrom: call.forwardedFrom,
     callerName: call.callerName,
     sipResponseCode: call.sipOutcome?.status ?? null,
+    transfer: call.transfer ?? null,
+    dialed: call.dialed ?? null,
   };
 }
 

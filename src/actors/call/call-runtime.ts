@@ -9,7 +9,13 @@ import { type Actor, createActor } from 'xstate';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { MediaEvent, MediaPort } from '../../media/port.js';
-import { parseCallTarget, persistedDialog, type SipEvent, TargetError } from '../../sip/port.js';
+import {
+  parseCallTarget,
+  persistedDialog,
+  type SipEvent,
+  type SipPort,
+  TargetError,
+} from '../../sip/port.js';
 import { type CallClaim, type CallRecord, CallStatus, type CallStore } from '../../store/call-store.js';
 import type { HttpMethod } from '../../webhooks/index.js';
 import type { ParticipantView } from '../interpreter/verbs/conference-rooms.js';
@@ -34,7 +40,7 @@ export type { CallEnd, ChildLeg } from './leg-control.js';
 export type CallActor = Actor<CallMachine>;
 
 export interface CallRuntimeDeps {
-  readonly sip: { onEvent(listener: (e: SipEvent) => void): () => void };
+  readonly sip: Pick<SipPort, 'answerRefer'> & { onEvent(listener: (e: SipEvent) => void): () => void };
   readonly media: Pick<MediaPort, 'subscribe'>;
   readonly machine: CallMachine;
   readonly bus: CallEventBus;
@@ -74,7 +80,13 @@ export class CallRuntime {
         if (e.type !== 'call.ended') return;
         const waiter = this.endWaiters.get(e.call.sid);
         this.endWaiters.delete(e.call.sid);
-        waiter?.({ status: e.status, durationSeconds: e.duration, sipStatus: e.sipStatus });
+        waiter?.({
+          status: e.status,
+          durationSeconds: e.duration,
+          sipStatus: e.sipStatus,
+          sipCallId: e.call.finalResponse?.callId ?? null,
+          sipHeaders: e.call.finalResponse?.headers ?? {},
+        });
       }),
     );
   }
@@ -318,13 +330,37 @@ export class CallRuntime {
 
   private onSipEvent(e: SipEvent): void {
     if (!('legId' in e)) return;
-    if (!this.actors.get(e.legId)) return;
+    if (!this.actors.get(e.legId)) {
+      // A dialog whose call has ended here (or never had an actor): nothing to transfer.
+      if (e.type === 'sip.refer')
+        this.deps.sip.answerRefer(e.legId, e.referId, 404, 'SIP Refer failed: no call in progress');
+      return;
+    }
     const at = Date.now();
     switch (e.type) {
+      case 'sip.refer':
+        this.send(e.legId, {
+          type: 'sip.refer',
+          refer: {
+            id: e.referId,
+            referTo: e.referTo,
+            target: e.target,
+            transferor: e.transferor,
+            transferee: e.transferee,
+          },
+          at,
+        });
+        return;
       case 'sip.ringing':
       case 'sip.bye':
       case 'sip.cancel':
         this.send(e.legId, { type: e.type, at });
+        return;
+      case 'sip.referResult':
+        this.send(e.legId, { type: 'sip.referResult', status: e.status });
+        return;
+      case 'sip.referNotify':
+        this.send(e.legId, { type: 'sip.referNotify', sipfrag: e.status, terminated: e.terminated });
         return;
       case 'sip.answered':
         this.send(e.legId, {
@@ -332,13 +368,21 @@ export class CallRuntime {
           at,
           dialog: persistedDialog(e.dialog),
           ...(e.sdp ? { sdp: e.sdp } : {}),
+          ...(e.xHeaders ? { sipHeaders: e.xHeaders } : {}),
         });
         return;
       case 'sip.confirmed':
         this.send(e.legId, { type: 'sip.dialog', dialog: persistedDialog(e.dialog) });
         return;
       case 'sip.failed':
-        this.send(e.legId, { type: 'sip.failed', status: e.status, reason: e.reason, at });
+        this.send(e.legId, {
+          type: 'sip.failed',
+          status: e.status,
+          reason: e.reason,
+          at,
+          ...(e.callId ? { sipCallId: e.callId } : {}),
+          ...(e.xHeaders ? { sipHeaders: e.xHeaders } : {}),
+        });
         return;
       case 'sip.ended':
         // A leg we did not end ourselves: no ACK for our 2xx, or its connection died.

@@ -14,6 +14,12 @@
  *   inbound: incoming ──app.answer──▶ answering ─(endpoint ready: 200 sent)─▶ inProgress
  *            incoming: app.reject ▶ busy | noAnswer; sip.cancel, http.cancel/complete, app.hangup ▶ canceled
  *   inProgress: idle ⇄ sendingDigits (app.sendDigits; the invoked actor sends them)
+ *   inProgress: sip.refer (blind transfer, RFC 5589 §6.1) ▶ referring (the peer and the dialled
+ *            number's ReferUrl looked up; refused: 404 ▶ idle) ▶ 202, NOTIFY 100, the peer runs the
+ *            ReferUrl (`app.transfer`) ▶ transferring ─app.referOutcome (its new leg's final status)
+ *            or REFER_OUTCOME_TIMEOUT: final NOTIFY, BYE──▶ completed. A REFER elsewhere: 404.
+ *   inProgress: app.refer (`<Refer>`) sends REFER; sip.referResult / sip.referNotify are recorded
+ *            in `referOut` until final (the interpreter's CallControl waits on it).
  *   call.restored (a snapshot restored on a node that holds none of the call's live handles):
  *            queued ▶ queued again (admission, then dial); unanswered with a SIP transaction ▶ failed;
  *            inProgress ▶ completed with a BYE in the persisted dialog (its media lived on the dead node)
@@ -107,6 +113,13 @@ export function createCallMachine(effects: CallEffects) {
       'http.move': { guard: 'hasApp', actions: ['unbridgePeer', 'clearPeer', 'redirectApp'] },
       'app.bridged': { actions: ['recordBridge', 'emitBridged'] },
       'app.detach': { actions: 'recordDetached' },
+      'app.dialed': { actions: 'recordDialed' },
+      'sip.refer': {
+        actions: {
+          type: 'refuseRefer',
+          params: { status: 404, reason: 'SIP Refer pre-conditions failed: call not in progress' },
+        },
+      },
     },
     initial: 'start',
     states: {
@@ -239,8 +252,50 @@ export function createCallMachine(effects: CallEffects) {
             },
             on: { 'app.stopDigits': 'idle' },
           },
+          referring: {
+            invoke: {
+              src: 'planRefer',
+              input: ({ context }) => ({ call: context, refer: context.refer! }),
+              onDone: { target: 'transferring', actions: ['acceptRefer', 'recordDetached', 'clearPeer'] },
+              onError: { target: 'idle', actions: ['refusePlannedRefer', 'clearRefer'] },
+            },
+          },
+          transferring: {
+            after: {
+              REFER_OUTCOME_TIMEOUT: {
+                target: '#call.completed',
+                actions: [
+                  { type: 'notifyReferOutcome', params: 408 },
+                  { type: 'recordEnd', params: 'local-hangup' },
+                  'hangUp',
+                ],
+              },
+            },
+            on: {
+              'app.referOutcome': {
+                target: '#call.completed',
+                actions: ['notifyReferOutcome', { type: 'recordEnd', params: 'local-hangup' }, 'hangUp'],
+              },
+            },
+          },
         },
         on: {
+          'sip.refer': [
+            {
+              guard: 'isReferPending',
+              actions: {
+                type: 'refuseRefer',
+                params: { status: 491, reason: 'A transfer of this call is in progress' },
+              },
+            },
+            { target: '.referring', actions: 'recordRefer' },
+          ],
+          // `<Refer>`: this leg asks its far end to transfer itself (RFC 3515, as the referrer).
+          'app.refer': { actions: ['recordReferOut', 'sendRefer'] },
+          'sip.referResult': { actions: 'recordReferResult' },
+          'sip.referNotify': { actions: 'recordReferNotify' },
+          // The leg it was bridged with accepted a REFER: this leg runs the ReferUrl.
+          'app.transfer': { actions: ['clearPeer', 'recordDetached', 'recordTransfer', 'runApp'] },
           'call.restored': {
             target: 'completed',
             actions: [{ type: 'recordEnd', params: 'node-lost' }, 'endDialog'],

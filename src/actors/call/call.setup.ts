@@ -4,10 +4,19 @@
  * and domain events, and the effects the composition root gives as `CallEffects`.
  */
 import { assign, emit, fromPromise, setup } from 'xstate';
-import type { PlaceCall } from '../../sip/port.js';
+import { type PlaceCall, REFER_SUBSCRIPTION_SECONDS } from '../../sip/port.js';
 import type { CallStatus } from '../../store/call-store.js';
-import type { CallApp, CallContext, CallEmitted, CallEvent, CallInput, EndCause } from './call.types.js';
-import { type CallEffects, PlacementError } from './call-effects.js';
+import type {
+  CallApp,
+  CallContext,
+  CallEmitted,
+  CallEvent,
+  CallInput,
+  EndCause,
+  ReferPlan,
+  ReferRequest,
+} from './call.types.js';
+import { type CallEffects, PlacementError, ReferRefusal } from './call-effects.js';
 import { answeredSeconds } from './records.js';
 import type { ProgressEvent } from './status-callbacks.js';
 
@@ -99,9 +108,12 @@ export function callSetup(effects: CallEffects) {
       hasApp: ({ context }) => context.app !== null,
       isWhispering: ({ context }) => context.whisper === 'running',
       isUnconfirmed: ({ context }) => !context.confirmed,
+      isReferPending: ({ context }) => (context.refer ?? null) !== null,
     },
     delays: {
       RING_TIMEOUT: ({ context }) => Math.max(0, (context.ringDeadline ?? Date.now()) - Date.now()),
+      /** The transferor is released with a final NOTIFY by the end of the REFER's subscription. */
+      REFER_OUTCOME_TIMEOUT: REFER_SUBSCRIPTION_SECONDS * 1000,
     },
     actors: {
       admit: fromPromise<void, { accountSid: string; sid: string }>(({ input, signal }) =>
@@ -113,6 +125,9 @@ export function callSetup(effects: CallEffects) {
       ),
       sendDigits: fromPromise<void, { sid: string; digits: string }>(({ input, signal }) =>
         effects.sendDigits(input.sid, input.digits, signal),
+      ),
+      planRefer: fromPromise<ReferPlan, { call: CallContext; refer: ReferRequest }>(({ input, signal }) =>
+        effects.planRefer(input.call, input.refer, signal),
       ),
     },
     actions: {
@@ -132,6 +147,10 @@ export function callSetup(effects: CallEffects) {
         // An outbound leg's dialog comes with its 2xx (an inbound leg's with the ACK: `sip.dialog`).
         dialog: ({ context, event }) =>
           event.type === 'sip.answered' && event.dialog ? event.dialog : context.dialog,
+        finalResponse: ({ context, event }) =>
+          event.type === 'sip.answered'
+            ? { callId: event.dialog?.callId ?? null, headers: event.sipHeaders ?? {} }
+            : (context.finalResponse ?? null),
       }),
       recordDialog: assign({
         dialog: ({ context, event }) => (event.type === 'sip.dialog' ? event.dialog : context.dialog),
@@ -147,6 +166,10 @@ export function callSetup(effects: CallEffects) {
             ? { status: e.status, reason: e.message, local: true, notified: e.notified }
             : { status: 500, reason: 'internal error', local: true };
         },
+        finalResponse: ({ context, event }) =>
+          event.type === 'sip.failed'
+            ? { callId: event.sipCallId ?? null, headers: event.sipHeaders ?? {} }
+            : (context.finalResponse ?? null),
       }),
       recordCallerCancel: assign({
         sipOutcome: ({ context }) => context.sipOutcome ?? { status: 487, reason: null },
@@ -182,6 +205,35 @@ export function callSetup(effects: CallEffects) {
       recordAppDone: assign({
         app: null,
         whisper: ({ context }) => (context.whisper === 'running' ? 'done' : context.whisper),
+      }),
+      recordRefer: assign({ refer: ({ event }) => (event.type === 'sip.refer' ? event.refer : null) }),
+      clearRefer: assign({ refer: null }),
+      recordTransfer: assign({
+        transfer: ({ context, event }) => (event.type === 'app.transfer' ? event.transfer : context.transfer),
+        app: ({ context, event }) =>
+          event.type === 'app.transfer'
+            ? { kind: 'markup' as const, ...event.app, answered: true }
+            : context.app,
+        whisper: 'none',
+      }),
+      recordDialed: assign({
+        dialed: ({ context, event }) => (event.type === 'app.dialed' ? event.leg : (context.dialed ?? null)),
+      }),
+      recordReferOut: assign({ referOut: { response: null, notify: null, final: false } }),
+      recordReferResult: assign({
+        referOut: ({ context, event }) => {
+          const o = context.referOut ?? { response: null, notify: null, final: false };
+          if (event.type !== 'sip.referResult') return o;
+          return { ...o, response: event.status, final: event.status < 200 || event.status >= 300 };
+        },
+      }),
+      recordReferNotify: assign({
+        referOut: ({ context, event }) => {
+          const o = context.referOut ?? { response: null, notify: null, final: false };
+          if (event.type !== 'sip.referNotify') return o;
+          const notify = event.sipfrag ?? o.notify;
+          return { ...o, notify, final: o.final || event.terminated || (notify ?? 0) >= 200 };
+        },
       }),
       countProgress: assign({
         progressSent: ({ context }, event: ProgressEvent) =>
@@ -228,6 +280,42 @@ export function callSetup(effects: CallEffects) {
         effects.releaseMedia(context.sid);
         if (context.app) effects.endApp(context.sid);
         if (context.admitted) effects.releaseAdmission(context.accountSid, context.sid);
+      },
+
+      // ---- transfer (REFER) ---------------------------------------------------------------------
+      refuseRefer: ({ context, event }, p: { status: number; reason: string }) => {
+        if (event.type === 'sip.refer') effects.answerRefer(context.sid, event.refer.id, p.status, p.reason);
+      },
+      refusePlannedRefer: ({ context, event }) => {
+        const e = (event as { error?: unknown }).error;
+        const r = e instanceof ReferRefusal ? e : new ReferRefusal(500, 'SIP Refer problem during execution');
+        if (context.refer) effects.answerRefer(context.sid, context.refer.id, r.status, r.reason);
+      },
+      /** 202, then NOTIFY 100 Trying, then the transferee runs the ReferUrl (RFC 3515 §2.4.4-5). */
+      acceptRefer: ({ context, event }) => {
+        const refer = context.refer;
+        if (!refer) return;
+        const plan = (event as unknown as { output: ReferPlan }).output;
+        effects.answerRefer(context.sid, refer.id, 202);
+        effects.notifyRefer(context.sid, refer.id, 100, false);
+        effects.unbridge(context.sid, plan.transferee);
+        effects.transfer(
+          plan.transferee,
+          {
+            referTarget: refer.target ?? '',
+            transferor: refer.transferor ?? '',
+            transferee: refer.transferee ?? '',
+            by: context.sid,
+          },
+          plan.app,
+        );
+      },
+      sendRefer: ({ context, event }) => {
+        if (event.type === 'app.refer') effects.refer(context.sid, event.referTo);
+      },
+      notifyReferOutcome: ({ context, event }, status?: number) => {
+        const final = event.type === 'app.referOutcome' ? event.status : (status ?? 500);
+        if (context.refer) effects.notifyRefer(context.sid, context.refer.id, final, true);
       },
 
       // ---- domain events -----------------------------------------------------------------------

@@ -20,6 +20,42 @@ export type CallApp =
   | (MarkupTarget & { readonly kind: 'markup'; readonly answered: boolean; readonly whisper?: boolean })
   | { readonly kind: 'client'; readonly login: string };
 
+/** A REFER from the leg's far end being handled (the plain data of `sip.refer`). */
+export interface ReferRequest {
+  readonly id: string;
+  readonly referTo: string;
+  /** User parts of Refer-To, Contact and To (RFC 5589 §6.1 roles). */
+  readonly target: string | null;
+  readonly transferor: string | null;
+  readonly transferee: string | null;
+}
+
+/**
+ * A leg transferred by a REFER on the leg it was bridged with: its markup requests and status
+ * callbacks carry ReferTarget, Transferor and Transferee; `by` (the transferor's leg) hears the
+ * outcome of its next `<Dial>`.
+ */
+export interface Transfer {
+  readonly referTarget: string;
+  readonly transferor: string;
+  readonly transferee: string;
+  readonly by: string;
+}
+
+/** A leg placed by a `<Dial>` as its parent's status callbacks name it. */
+export interface DialedLeg {
+  readonly sid: string;
+  readonly sipCallId: string | null;
+  readonly sipStatus: number | null;
+  readonly sipHeaders: Readonly<Record<string, string>>;
+}
+
+/** What an accepted REFER does: the leg that is transferred and the markup it runs (ReferUrl). */
+export interface ReferPlan {
+  readonly transferee: string;
+  readonly app: MarkupTarget;
+}
+
 /** What a REST client asked for in `POST /Calls` besides From/To (validated by the route). */
 export interface OutboundCallRequest extends MarkupTarget {
   readonly accountSid: string;
@@ -111,6 +147,24 @@ export interface CallContext {
   readonly detached: boolean;
   /** Set on a USSD session (src/actors/ussd), which shares the call record and the live views. */
   readonly channel?: 'ussd';
+
+  /** A REFER of the far end being looked up or carried out (this leg is the transferor). */
+  readonly refer?: ReferRequest | null;
+  /** This leg was transferred (it is the transferee). */
+  readonly transfer?: Transfer | null;
+  /** The final response to this leg's INVITE (outbound legs): its Call-ID and X- headers. */
+  readonly finalResponse?: {
+    readonly callId: string | null;
+    readonly headers: Readonly<Record<string, string>>;
+  } | null;
+  /** The leg its last `<Dial>` connected or failed to (OutboundCallSid, DialSip* on callbacks). */
+  readonly dialed?: DialedLeg | null;
+  /** A REFER this leg sent (`<Refer>`): its final response and the last NOTIFY's status. */
+  readonly referOut?: {
+    readonly response: number | null;
+    readonly notify: number | null;
+    readonly final: boolean;
+  } | null;
 }
 
 export interface CallInput {
@@ -143,9 +197,22 @@ export interface CallInput {
 export type CallEvent =
   | { type: 'call.restored'; at: number }
   | { type: 'sip.ringing'; at: number }
-  | { type: 'sip.answered'; at: number; dialog?: PersistedDialog; sdp?: string }
+  | {
+      type: 'sip.answered';
+      at: number;
+      dialog?: PersistedDialog;
+      sdp?: string;
+      sipHeaders?: Readonly<Record<string, string>>;
+    }
   | { type: 'sip.dialog'; dialog: PersistedDialog }
-  | { type: 'sip.failed'; status: number; reason: string; at: number }
+  | {
+      type: 'sip.failed';
+      status: number;
+      reason: string;
+      at: number;
+      sipCallId?: string;
+      sipHeaders?: Readonly<Record<string, string>>;
+    }
   | { type: 'sip.bye'; at: number }
   | { type: 'sip.cancel'; at: number }
   | { type: 'media.lost'; reason: string; at: number }
@@ -164,6 +231,18 @@ export type CallEvent =
   | { type: 'app.bridged'; peer: string | null; at: number }
   | { type: 'app.detach' }
   | { type: 'app.sendDigits'; digits: string }
+  /** A REFER in the leg's dialog (the SIP adapter waits for its answer). */
+  | { type: 'sip.refer'; refer: ReferRequest; at: number }
+  /** The transferee's side of an accepted REFER: run `app` with the transfer's parameters. */
+  | { type: 'app.transfer'; transfer: Transfer; app: MarkupTarget; at: number }
+  /** `<Refer>`: send REFER to the far end (`sip.referResult`, then `sip.referNotify` follow). */
+  | { type: 'app.refer'; referTo: string }
+  /** A `<Dial>` of this call decided (the leg that answered, or the last that failed). */
+  | { type: 'app.dialed'; leg: DialedLeg }
+  | { type: 'sip.referResult'; status: number }
+  | { type: 'sip.referNotify'; sipfrag: number | null; terminated: boolean }
+  /** The final SIP status of the transferee's new leg (200 answered), for the transferor's NOTIFY. */
+  | { type: 'app.referOutcome'; status: number; at: number }
   | { type: 'app.stopDigits' };
 
 /** Why the call ended, beyond its status. */

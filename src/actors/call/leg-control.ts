@@ -6,18 +6,24 @@
 import { createActor, waitFor } from 'xstate';
 import { AppError } from '../../errors.js';
 import type { MediaPort } from '../../media/port.js';
+import { REFER_SUBSCRIPTION_SECONDS } from '../../sip/port.js';
 import { CallStatus } from '../../store/call-store.js';
 import type { HttpMethod } from '../../webhooks/index.js';
+import type { ReferOutcome } from '../interpreter/services.js';
 import { statusOf } from './call.machine.js';
 import type { CallEvent } from './call.types.js';
 import type { CallActor, CallRuntime } from './call-runtime.js';
 import { inputOf, newRecord } from './records.js';
+import { reportTransfer } from './transfer.js';
 
 /** How a leg ended. */
 export interface CallEnd {
   readonly status: CallStatus;
   readonly durationSeconds: number;
   readonly sipStatus: number | null;
+  /** Call-ID of the leg's INVITE and X- headers of its final response (outbound legs). */
+  readonly sipCallId?: string | null;
+  readonly sipHeaders?: Readonly<Record<string, string>>;
 }
 
 /** A `<Dial>` child leg as the Dialer sees it. */
@@ -97,11 +103,37 @@ export class LegControl {
   }
 
   /** Records that two legs are bridged by a `<Dial>` (null: the bridge ended). */
-  /** Records that two legs are bridged by a `<Dial>` (null: the bridge ended). */
   setPeers(a: string, b: string | null): void {
     const at = Date.now();
     this.calls.send(a, { type: 'app.bridged', peer: b, at });
     if (b) this.calls.send(b, { type: 'app.bridged', peer: a, at });
+  }
+
+  /**
+   * The bridge of `a` with `b` is over: `a` has no peer any more, unless it was bridged with another
+   * leg meanwhile (a transferred call bridged to its new party before its old Dial wound down).
+   */
+  endBridge(a: string, b: string): void {
+    if (this.calls.contextOf(a)?.peer === b) this.setPeers(a, null);
+  }
+
+  /**
+   * A `<Dial>` of `parentSid` decided: 200 when a leg answered, else the last leg's SIP status. A
+   * transferred call's transferor hears it in its final NOTIFY (transfer.ts).
+   */
+  dialDecided(parentSid: string, status: number, legSid: string, end?: CallEnd): void {
+    reportTransfer(this.calls, parentSid, status);
+    // A leg that ended is no longer live: its end carries what its callbacks name.
+    const leg = this.calls.contextOf(legSid);
+    this.calls.send(parentSid, {
+      type: 'app.dialed',
+      leg: {
+        sid: legSid,
+        sipCallId: end?.sipCallId ?? leg?.finalResponse?.callId ?? leg?.dialog?.callId ?? null,
+        sipStatus: end?.sipStatus ?? leg?.sipOutcome?.status ?? status,
+        sipHeaders: end?.sipHeaders ?? leg?.finalResponse?.headers ?? {},
+      },
+    });
   }
 
   // ---- call control (the interpreter's CallControl) --------------------------------------------
@@ -143,6 +175,26 @@ export class LegControl {
     } finally {
       signal.removeEventListener('abort', stop);
     }
+  }
+
+  /**
+   * `<Refer>`: REFER to the far end of an answered leg; resolves with the REFER's final response and
+   * the last NOTIFY's status once final, the leg ended, or the subscription's life passed.
+   */
+  async refer(sid: string, referTo: string, signal: AbortSignal): Promise<ReferOutcome> {
+    const actor = this.calls.actorOf(sid);
+    if (!actor || !this.calls.sendIfCan(sid, { type: 'app.refer', referTo }))
+      return { referStatus: 481, notifyStatus: null, ended: true };
+    const snap = await waitFor(actor, (s) => s.status !== 'active' || (s.context.referOut?.final ?? false), {
+      timeout: REFER_SUBSCRIPTION_SECONDS * 1000,
+      signal,
+    }).catch(() => actor.getSnapshot());
+    const o = snap.context.referOut;
+    return {
+      referStatus: o?.response ?? 408,
+      notifyStatus: o?.notify ?? null,
+      ended: snap.status !== 'active',
+    };
   }
 
   /** A registered client called another client directly: answer once the callee answers, bridge. */

@@ -20,6 +20,7 @@ import type { MediaEvents } from '../interpreter/services.js';
 import type { CallAdmission } from './admission.js';
 import type { CallApp, CallContext, CallEvent, MarkupTarget } from './call.types.js';
 import { type CallEffects, MediaSetupError, PlacementError } from './call-effects.js';
+import { planRefer, type TransferDeps } from './transfer.js';
 
 /** How long a new endpoint may take before the call fails. */
 const ENDPOINT_TIMEOUT_MS = 5_000;
@@ -49,6 +50,8 @@ export interface LiveEffectsDeps {
   /** Platform default outbound proxy for numbers (SIP_OUTBOUND_PROXY). */
   readonly defaultProxy: string | null;
   readonly onAdmissionReleaseError: (err: unknown, sid: string) => void;
+  /** Other calls and the numbers, for REFER (transfer.ts). */
+  readonly transfers: TransferDeps;
 }
 
 export function liveCallEffects(d: LiveEffectsDeps): CallEffects {
@@ -153,6 +156,14 @@ export function liveCallEffects(d: LiveEffectsDeps): CallEffects {
     releaseAdmission: (accountSid, sid) => {
       d.admission.release(accountSid, sid).catch((err) => d.onAdmissionReleaseError(err, sid));
     },
+    answerRefer: (sid, referId, status, reason) => d.sip.answerRefer(sid, referId, status, reason),
+    notifyRefer: (sid, referId, status, terminated) => d.sip.notifyRefer(sid, referId, status, terminated),
+    transfer: (transferee, transfer, app) =>
+      queueMicrotask(() =>
+        d.transfers.send(transferee, { type: 'app.transfer', transfer, app, at: Date.now() }),
+      ),
+    planRefer: (call) => planRefer(call, d.transfers),
+    refer: (sid, referTo) => d.sip.refer(sid, referTo),
     notifyNoMedia,
     admit: (accountSid, sid, signal) => d.admission.admit(accountSid, sid, signal),
     place,

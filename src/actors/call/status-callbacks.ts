@@ -66,6 +66,19 @@ export interface ProgressCall {
   readonly callerName: string | null;
   /** Final SIP status of the leg's INVITE, when known (sent with the completed event). */
   readonly sipResponseCode?: number | null;
+  /** The leg its last `<Dial>` reached (OutboundCallSid, DialSip* on the number's callbacks). */
+  readonly dialed?: {
+    readonly sid: string;
+    readonly sipCallId: string | null;
+    readonly sipStatus: number | null;
+    readonly sipHeaders: Readonly<Record<string, string>>;
+  } | null;
+  /** A call transferred by REFER: ReferTarget, Transferor, Transferee (spec §Events). */
+  readonly transfer?: {
+    readonly referTarget: string;
+    readonly transferor: string;
+    readonly transferee: string;
+  } | null;
 }
 
 /** The call parameters every voice request carries (spec §Events: "all parameters of a voice request"). */
@@ -80,6 +93,13 @@ function callParams(call: ProgressCall, status: string): Record<string, string> 
     Direction: call.direction,
     ForwardedFrom: call.forwardedFrom ?? '',
     CallerName: call.callerName ?? '',
+    ...(call.transfer
+      ? {
+          ReferTarget: call.transfer.referTarget,
+          Transferor: call.transfer.transferor,
+          Transferee: call.transfer.transferee,
+        }
+      : {}),
   };
 }
 
@@ -116,5 +136,19 @@ export function numberStatusParams(
     ...callParams(call, status),
     InstanceId: instanceId,
     CallTimestamp: rfc2822(new Date()),
+    ...dialedParams(call.dialed ?? null),
   };
+}
+
+/**
+ * The leg a `<Dial>` of the call reached, as Restcomm names it: OutboundCallSid, and for its SIP
+ * outcome DialSipCallId, DialSipResponseCode and DialSipHeader_<X- header> of the final response.
+ */
+function dialedParams(d: ProgressCall['dialed'] | null): Record<string, string> {
+  if (!d) return {};
+  const out: Record<string, string> = { OutboundCallSid: d.sid };
+  if (d.sipCallId) out.DialSipCallId = d.sipCallId;
+  if (d.sipStatus !== null) out.DialSipResponseCode = String(d.sipStatus);
+  for (const [name, value] of Object.entries(d.sipHeaders)) out[`DialSipHeader_${name}`] = value;
+  return out;
 }

@@ -50,6 +50,7 @@ import {
   playVerb,
   recordVerb,
   redirectVerb,
+  referVerb,
   rejectVerb,
   sayVerb,
   smsVerb,
@@ -77,7 +78,8 @@ type VerbSrc =
   | 'Redirect'
   | 'Reject'
   | 'Sms'
-  | 'Email';
+  | 'Email'
+  | 'Refer';
 
 const currentVerb = (context: InterpreterContext): string | null =>
   context.program[context.index]?.verb ?? null;
@@ -129,6 +131,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
       Reject: rejectVerb.logic(services),
       Sms: smsVerb.logic(services),
       Email: emailVerb.logic(services),
+      Refer: referVerb.logic(services),
       recordAfterHangup: recordAfterHangupLogic(services),
     },
     delays: {
@@ -328,6 +331,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
                   { guard: { type: 'isVerb', params: { verb: 'Reject' } }, target: 'reject' },
                   { guard: { type: 'isVerb', params: { verb: 'Sms' } }, target: 'sms' },
                   { guard: { type: 'isVerb', params: { verb: 'Email' } }, target: 'email' },
+                  { guard: { type: 'isVerb', params: { verb: 'Refer' } }, target: 'refer' },
                   // Not reachable with parser output (it drops what it cannot run); skip defensively.
                   { target: '#interpreter.executing.next', actions: 'advance' },
                 ],
@@ -343,6 +347,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
               reject: verbState('Reject'),
               sms: verbState('Sms'),
               email: verbState('Email'),
+              refer: verbState('Refer'),
             },
           },
           deciding: {

@@ -34,6 +34,21 @@ export interface CallControl {
    * application/dtmf-relay or RFC 4733 events. Resolves when sent.
    */
   sendDigits(callSid: string, digits: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Sends REFER to the far end of the answered leg (`<Refer>`, RFC 3515 blind transfer) and waits
+   * for its final response and, once accepted, for the NOTIFY carrying the new call's final status
+   * (bounded by the subscription's life). Never rejects for SIP outcomes; must honour `signal`.
+   */
+  refer(callSid: string, referTo: string, signal: AbortSignal): Promise<ReferOutcome>;
+}
+
+/** What became of a `<Refer>`: the REFER's final response and the last NOTIFY's sipfrag status. */
+export interface ReferOutcome {
+  readonly referStatus: number;
+  /** Null when no NOTIFY with a status came. */
+  readonly notifyStatus: number | null;
+  /** The leg ended before the transfer reported a final status. */
+  readonly ended: boolean;
 }
 
 /** One destination of a `<Dial>`, from its nouns (or its bare text as a Number). */

@@ -94,6 +94,7 @@ describe(`markup fuzz (seed ${SEED})`, () => {
       reject: (sid, reason) => intent(sid, `reject:${reason}`),
       hangup: (sid) => intent(sid, 'hangup'),
       sendDigits: async () => {},
+      refer: async () => ({ referStatus: 481, notifyStatus: null, ended: true }),
     };
     const refuse = async () => {
       throw new Error('not used by the fuzz documents');

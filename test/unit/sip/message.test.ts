@@ -1,6 +1,6 @@
 import * as stack from 'sip';
 import { describe, expect, it } from 'vitest';
-import { sipUriOf, stackUriOf, userOf, wireUri } from '../../../src/sip/message.js';
+import { sipUriOf, stackUriOf, userOf, wireUri, xHeadersOf } from '../../../src/sip/message.js';
 import { parseSipUri } from '../../../src/sip/sip-uri.js';
 
 describe('userOf (read with src/sip/sip-uri.ts)', () => {
@@ -60,5 +60,16 @@ describe('the URI boundary with the sip package', () => {
       headers: {},
     });
     expect(stackUriOf(parseSipUri('sip:h.example.com'))).not.toHaveProperty('port');
+  });
+});
+
+describe('xHeadersOf', () => {
+  it('keeps X- headers only, named X-Foo-Bar', () => {
+    const rs = stack.parse(
+      'SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP h;branch=z9hG4bK1\r\nFrom: <sip:a@h>;tag=1\r\nTo: <sip:b@h>;tag=2\r\n' +
+        'Call-ID: c\r\nCSeq: 1 INVITE\r\nx-agent-id: 7\r\nX-Queue: sales\r\nSubject: hi\r\n\r\n',
+    );
+    expect(rs).toBeDefined();
+    expect(xHeadersOf(rs!)).toEqual({ 'X-Agent-Id': '7', 'X-Queue': 'sales' });
   });
 });

@@ -7,6 +7,7 @@ import { pauseVerb } from './pause.js';
 import { playVerb } from './play.js';
 import { recordVerb } from './record.js';
 import { redirectVerb } from './redirect.js';
+import { referVerb } from './refer.js';
 import { rejectVerb } from './reject.js';
 import { sayVerb } from './say.js';
 import { smsVerb } from './sms.js';
@@ -25,6 +26,7 @@ export const VERBS: readonly VerbDefinition[] = [
   rejectVerb,
   smsVerb,
   emailVerb,
+  referVerb,
 ];
 
 /** Names of the verbs that need an answered call (and reset the redirect chain). */
@@ -39,6 +41,7 @@ export {
   playVerb,
   recordVerb,
   redirectVerb,
+  referVerb,
   rejectVerb,
   sayVerb,
   smsVerb,

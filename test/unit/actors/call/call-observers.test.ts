@@ -58,6 +58,13 @@ function effects(placeError?: PlacementError): CallEffects {
     },
     createEndpoint: async () => 'v=0',
     sendDigits: async () => {},
+    answerRefer: none,
+    notifyRefer: none,
+    transfer: none,
+    refer: none,
+    planRefer: async () => {
+      throw new Error('no REFER here');
+    },
   };
 }
 

@@ -5,9 +5,15 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Actor, createActor } from 'xstate';
 import { type CallMachine, createCallMachine, statusOf } from '../../../../src/actors/call/call.machine.js';
-import type { CallEmitted, CallEvent, CallInput } from '../../../../src/actors/call/call.types.js';
+import type {
+  CallEmitted,
+  CallEvent,
+  CallInput,
+  ReferPlan,
+  ReferRequest,
+} from '../../../../src/actors/call/call.types.js';
 import type { CallEffects } from '../../../../src/actors/call/call-effects.js';
-import { PlacementError } from '../../../../src/actors/call/call-effects.js';
+import { PlacementError, ReferRefusal } from '../../../../src/actors/call/call-effects.js';
 import { storable } from '../../../../src/actors/call/call-snapshots.js';
 import type { PersistedDialog, PlaceCall } from '../../../../src/sip/port.js';
 
@@ -33,6 +39,7 @@ function fakeEffects() {
     admit: [] as Array<Deferred<void> & { signal: AbortSignal }>,
     place: [] as Array<Deferred<PlaceCall> & { signal: AbortSignal }>,
     endpoint: [] as Array<Deferred<string> & { signal: AbortSignal; remoteSdp: string | null }>,
+    refer: [] as Array<Deferred<ReferPlan> & { signal: AbortSignal }>,
   };
   const apps: Array<{ sid: string; kind: string; send: (e: CallEvent) => void }> = [];
   const effects: CallEffects = {
@@ -75,6 +82,17 @@ function fakeEffects() {
     },
     sendDigits: async () => {
       log.push('sendDigits');
+    },
+    answerRefer: (sid, id, status) => log.push(`answerRefer ${sid} ${id} ${status}`),
+    notifyRefer: (sid, id, status, terminated) =>
+      log.push(`notifyRefer ${sid} ${id} ${status}${terminated ? ' terminated' : ''}`),
+    transfer: (transferee, t, app) =>
+      log.push(`transfer ${transferee} ${t.referTarget} ${t.transferor} ${t.transferee} ${t.by} ${app.url}`),
+    refer: (sid, referTo) => log.push(`refer ${sid} ${referTo}`),
+    planRefer: (_call, _refer, signal) => {
+      const d = Object.assign(deferred<ReferPlan>(), { signal });
+      waits.refer.push(d);
+      return d.promise;
     },
   };
   return { effects, log, waits, apps };
@@ -344,6 +362,103 @@ describe('a Dial bridge', () => {
     await flush();
     child.send({ type: 'sip.failed', status: 486, reason: 'Busy Here', at: Date.now() });
     expect(emitted.at(-1)).toMatchObject({ type: 'call.ended', status: 'busy', sipStatus: 486 });
+  });
+});
+
+describe('a REFER on a Dial bridge (blind transfer)', () => {
+  const REFER: ReferRequest = {
+    id: '7',
+    referTo: 'sip:carol@127.0.0.4',
+    target: 'carol',
+    transferor: 'bob',
+    transferee: 'alice',
+  };
+  const REFER_URL = {
+    url: 'http://hooks/refer',
+    method: 'POST',
+    fallbackUrl: null,
+    fallbackMethod: 'POST',
+  } as const;
+  /** A Dial child CA9 answered and bridged with its inbound parent CA1. */
+  async function bridged() {
+    const parent = start(
+      base({
+        direction: 'inbound',
+        remoteSdp: 'x',
+        app: { ...REFER_URL, url: 'http://hooks/voice', kind: 'markup', answered: false },
+      }),
+    );
+    parent.send({ type: 'app.answer', at: Date.now() });
+    fx.waits.endpoint[0]!.resolve('v=0 ours');
+    await flush();
+    const child = start(base({ sid: 'CA9', direction: 'outbound-dial', parentCallSid: 'CA1' }));
+    fx.waits.place[0]!.resolve(PLACED);
+    await flush();
+    child.send({ type: 'sip.answered', at: Date.now(), dialog: DIALOG });
+    parent.send({ type: 'app.bridged', peer: 'CA9', at: Date.now() });
+    child.send({ type: 'app.bridged', peer: 'CA1', at: Date.now() });
+    fx.log.length = 0;
+    return { parent, child };
+  }
+
+  it('accepted: 202, NOTIFY 100, the peer runs the ReferUrl; the outcome NOTIFY ends the transferor', async () => {
+    const { parent, child } = await bridged();
+    child.send({ type: 'sip.refer', refer: REFER, at: Date.now() });
+    expect(child.getSnapshot().matches({ inProgress: 'referring' })).toBe(true);
+    // A second REFER while the first is handled is refused, not queued.
+    child.send({ type: 'sip.refer', refer: { ...REFER, id: '8' }, at: Date.now() });
+    expect(fx.log).toContain('answerRefer CA9 8 491');
+    fx.waits.refer[0]!.resolve({ transferee: 'CA1', app: REFER_URL });
+    await flush();
+    expect(fx.log).toEqual([
+      'answerRefer CA9 8 491',
+      'answerRefer CA9 7 202',
+      'notifyRefer CA9 7 100',
+      'unbridge CA9 CA1',
+      'transfer CA1 carol bob alice CA9 http://hooks/refer',
+    ]);
+    expect(child.getSnapshot().context).toMatchObject({ peer: null, detached: true });
+    parent.send({
+      type: 'app.transfer',
+      transfer: { referTarget: 'carol', transferor: 'bob', transferee: 'alice', by: 'CA9' },
+      app: REFER_URL,
+      at: Date.now(),
+    });
+    expect(fx.log).toContain('startApp CA1 http://hooks/refer');
+    expect(parent.getSnapshot().context).toMatchObject({
+      peer: null,
+      transfer: { referTarget: 'carol', by: 'CA9' },
+      app: { url: 'http://hooks/refer', answered: true },
+    });
+    child.send({ type: 'app.referOutcome', status: 200, at: Date.now() });
+    expect(fx.log.slice(-3)).toEqual(['notifyRefer CA9 7 200 terminated', 'hangUp CA9', 'releaseMedia CA9']);
+    expect(statusOf(child.getSnapshot())).toBe('completed');
+    expect(statusOf(parent.getSnapshot())).toBe('in-progress');
+  });
+
+  it('refused by the plan (no ReferUrl): 404 with its reason, the bridge stays', async () => {
+    const { child } = await bridged();
+    child.send({ type: 'sip.refer', refer: REFER, at: Date.now() });
+    fx.waits.refer[0]!.reject(new ReferRefusal(404, 'no Refer URL'));
+    await flush();
+    expect(fx.log).toEqual(['answerRefer CA9 7 404']);
+    expect(child.getSnapshot().context).toMatchObject({ peer: 'CA1', refer: null, detached: false });
+    expect(child.getSnapshot().matches({ inProgress: 'idle' })).toBe(true);
+  });
+
+  it('a call not in progress answers 404 at once; no outcome within the subscription → 408 and BYE', async () => {
+    const ringing = start(base({ sid: 'CA5', direction: 'outbound-dial', parentCallSid: 'CA1' }));
+    ringing.send({ type: 'sip.refer', refer: REFER, at: Date.now() });
+    expect(fx.log).toContain('answerRefer CA5 7 404');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const { child } = await bridged();
+    child.send({ type: 'sip.refer', refer: REFER, at: Date.now() });
+    fx.waits.refer[0]!.resolve({ transferee: 'CA1', app: REFER_URL });
+    await vi.advanceTimersByTimeAsync(119_999);
+    expect(statusOf(child.getSnapshot())).toBe('in-progress');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fx.log.slice(-3)).toEqual(['notifyRefer CA9 7 408 terminated', 'hangUp CA9', 'releaseMedia CA9']);
+    expect(statusOf(child.getSnapshot())).toBe('completed');
   });
 });
 

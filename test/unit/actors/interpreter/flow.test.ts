@@ -304,6 +304,7 @@ describe('answering', () => {
         reject: () => {},
         hangup: () => {},
         sendDigits: async () => {},
+        refer: async () => ({ referStatus: 481, notifyStatus: null, ended: true }),
       },
     });
     h.server.script('/voice', { body: xml('<Say>x</Say>') });

@@ -40,6 +40,7 @@ export function paramsOf(r: RecordedRequest): URLSearchParams {
 }
 
 type Intent =
+  | { type: 'refer'; referTo: string }
   | { type: 'answer' }
   | { type: 'reject'; reason: string }
   | { type: 'hangup' }
@@ -116,6 +117,10 @@ export async function createHarness(overrides: Partial<InterpreterServices> = {}
     hangup: () => intents.push({ type: 'hangup' }),
     sendDigits: async (_sid, digits) => {
       intents.push({ type: 'sendDigits', digits });
+    },
+    refer: async (_sid, referTo) => {
+      intents.push({ type: 'refer', referTo });
+      return { referStatus: 202, notifyStatus: 200, ended: false };
     },
   };
   const services: InterpreterServices = {

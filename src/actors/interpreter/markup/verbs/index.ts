@@ -8,6 +8,7 @@ import { pause } from './pause.js';
 import { play } from './play.js';
 import { record } from './record.js';
 import { redirect } from './redirect.js';
+import { refer } from './refer.js';
 import { reject } from './reject.js';
 import { say } from './say.js';
 import { sms } from './sms.js';
@@ -33,6 +34,8 @@ export const SCHEMAS: ReadonlyMap<string, VerbSchema> = new Map(
     ussdMessage,
     ussdCollect,
     language,
+
+    refer,
   ].map((s) => [s.name, s]),
 );
 
@@ -49,6 +52,7 @@ export const VOICE_VERBS: readonly string[] = [
   'Reject',
   'Sms',
   'Email',
+  'Refer',
 ];
 
 /** Verbs allowed directly under `<Response>` in SMS markup. */
@@ -62,6 +66,7 @@ export * from './pause.js';
 export * from './play.js';
 export * from './record.js';
 export * from './redirect.js';
+export * from './refer.js';
 export * from './reject.js';
 export * from './say.js';
 export * from './sms.js';
