@@ -11,7 +11,6 @@ import type { Logger } from '../../logger.js';
 import type { MediaEvent, MediaPort } from '../../media/port.js';
 import {
   parseCallTarget,
-  persistedDialog,
   type SipEvent,
   type SipPort,
   TargetError,
@@ -33,6 +32,7 @@ import type {
 import type { CallEventBus } from './call-observers.js';
 import type { CallEnd } from './leg-control.js';
 import { answeredSeconds, inputOf, newRecord } from './records.js';
+import { callEventOf } from './sip-events.js';
 
 export type { OutboundCallRequest } from './call.types.js';
 export type { CallEnd, ChildLeg } from './leg-control.js';
@@ -336,61 +336,8 @@ export class CallRuntime {
         this.deps.sip.answerRefer(e.legId, e.referId, 404, 'SIP Refer failed: no call in progress');
       return;
     }
-    const at = Date.now();
-    switch (e.type) {
-      case 'sip.refer':
-        this.send(e.legId, {
-          type: 'sip.refer',
-          refer: {
-            id: e.referId,
-            referTo: e.referTo,
-            target: e.target,
-            transferor: e.transferor,
-            transferee: e.transferee,
-          },
-          at,
-        });
-        return;
-      case 'sip.ringing':
-      case 'sip.bye':
-      case 'sip.cancel':
-        this.send(e.legId, { type: e.type, at });
-        return;
-      case 'sip.referResult':
-        this.send(e.legId, { type: 'sip.referResult', status: e.status });
-        return;
-      case 'sip.referNotify':
-        this.send(e.legId, { type: 'sip.referNotify', sipfrag: e.status, terminated: e.terminated });
-        return;
-      case 'sip.answered':
-        this.send(e.legId, {
-          type: 'sip.answered',
-          at,
-          dialog: persistedDialog(e.dialog),
-          ...(e.sdp ? { sdp: e.sdp } : {}),
-          ...(e.xHeaders ? { sipHeaders: e.xHeaders } : {}),
-        });
-        return;
-      case 'sip.confirmed':
-        this.send(e.legId, { type: 'sip.dialog', dialog: persistedDialog(e.dialog) });
-        return;
-      case 'sip.failed':
-        this.send(e.legId, {
-          type: 'sip.failed',
-          status: e.status,
-          reason: e.reason,
-          at,
-          ...(e.callId ? { sipCallId: e.callId } : {}),
-          ...(e.xHeaders ? { sipHeaders: e.xHeaders } : {}),
-        });
-        return;
-      case 'sip.ended':
-        // A leg we did not end ourselves: no ACK for our 2xx, or its connection died.
-        if (e.cause === 'ack-timeout' || e.cause === 'transport') this.send(e.legId, { type: 'sip.bye', at });
-        return;
-      default:
-        return;
-    }
+    const event = callEventOf(e, Date.now());
+    if (event) this.send(e.legId, event);
   }
 
   private onMediaEvent(e: MediaEvent): void {
