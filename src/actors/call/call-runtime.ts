@@ -9,12 +9,7 @@ import { type Actor, createActor } from 'xstate';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { MediaEvent, MediaPort } from '../../media/port.js';
-import {
-  parseCallTarget,
-  type SipEvent,
-  type SipPort,
-  TargetError,
-} from '../../sip/port.js';
+import { parseCallTarget, type SipEvent, type SipPort, TargetError } from '../../sip/port.js';
 import { type CallClaim, type CallRecord, CallStatus, type CallStore } from '../../store/call-store.js';
 import type { HttpMethod } from '../../webhooks/index.js';
 import type { ParticipantView } from '../interpreter/verbs/conference-rooms.js';
