@@ -12,51 +12,16 @@ import type { NotifyInput } from '../../notifications/notifier.js';
 import { SipNotificationCode } from '../../sip/port.js';
 import { type CallStatus, type CallStore, CallStatus as S } from '../../store/call-store.js';
 import type { HttpMethod } from '../../webhooks/index.js';
+import { type Observer, OrderedEventBus } from '../ordered-event-bus.js';
 import type { CallContext, CallEmitted } from './call.types.js';
 import { numberStatusParams, ProgressEvent, progressEventOf, progressParams } from './status-callbacks.js';
 
-export type CallObserver = (event: CallEmitted) => void | Promise<void>;
+export type CallObserver = Observer<CallEmitted>;
 
-export class CallEventBus {
-  private readonly observers: CallObserver[] = [];
-  private readonly chains = new Map<string, Promise<void>>();
-
-  constructor(private readonly logger: Logger) {}
-
-  /** Observers run in the order they subscribed. */
-  subscribe(observer: CallObserver): () => void {
-    this.observers.push(observer);
-    return () => {
-      const i = this.observers.indexOf(observer);
-      if (i >= 0) this.observers.splice(i, 1);
-    };
-  }
-
-  publish(event: CallEmitted): void {
-    const sid = event.call.sid;
-    const next = (this.chains.get(sid) ?? Promise.resolve()).then(() => this.run(event));
-    this.chains.set(sid, next);
-    // A call with nothing in flight holds no entry (events may follow its end: a verb finishing).
-    void next.then(() => {
-      if (this.chains.get(sid) === next) this.chains.delete(sid);
-    });
-  }
-
-  /** Resolves once every event published so far has been observed. */
-  async drain(): Promise<void> {
-    await Promise.all([...this.chains.values()]);
-  }
-
-  private async run(event: CallEmitted): Promise<void> {
-    for (const observe of this.observers) {
-      try {
-        // Most observers ignore most events and return nothing: no await (a microtask) for them.
-        const pending = observe(event);
-        if (pending) await pending;
-      } catch (err) {
-        this.logger.error({ err, callSid: event.call.sid, event: event.type }, 'call observer failed');
-      }
-    }
+/** The calls' event bus: a call's events in order, calls independent of each other. */
+export class CallEventBus extends OrderedEventBus<CallEmitted> {
+  constructor(logger: Logger) {
+    super(logger, (e) => e.call.sid, { key: 'callSid', kind: 'call' });
   }
 }
 

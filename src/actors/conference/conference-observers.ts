@@ -7,6 +7,7 @@
 import type { Logger } from '../../logger.js';
 import { type ConferenceStore, ConferenceStatus as S } from '../../store/conference-store.js';
 import type { HttpMethod } from '../../webhooks/index.js';
+import { type Observer, OrderedEventBus } from '../ordered-event-bus.js';
 import type {
   ConferenceCallbackEvent,
   ConferenceContext,
@@ -14,43 +15,12 @@ import type {
   Participant,
 } from './conference.types.js';
 
-export type ConferenceObserver = (event: ConferenceEmitted) => void | Promise<void>;
+export type ConferenceObserver = Observer<ConferenceEmitted>;
 
-export class ConferenceEventBus {
-  private readonly observers: ConferenceObserver[] = [];
-  private readonly chains = new Map<string, Promise<void>>();
-
-  constructor(private readonly logger: Logger) {}
-
-  subscribe(observer: ConferenceObserver): void {
-    this.observers.push(observer);
-  }
-
-  publish = (event: ConferenceEmitted): void => {
-    const sid = event.conference.sid;
-    const next = (this.chains.get(sid) ?? Promise.resolve()).then(() => this.run(event));
-    this.chains.set(sid, next);
-    void next.then(() => {
-      if (this.chains.get(sid) === next) this.chains.delete(sid);
-    });
-  };
-
-  /** Resolves once every event published so far has been observed. */
-  async drain(): Promise<void> {
-    await Promise.all([...this.chains.values()]);
-  }
-
-  private async run(event: ConferenceEmitted): Promise<void> {
-    for (const observe of this.observers) {
-      try {
-        await observe(event);
-      } catch (err) {
-        this.logger.error(
-          { err, conferenceSid: event.conference.sid, event: event.type },
-          'conference observer failed',
-        );
-      }
-    }
+/** The conferences' event bus: a conference's events in order, conferences independent. */
+export class ConferenceEventBus extends OrderedEventBus<ConferenceEmitted> {
+  constructor(logger: Logger) {
+    super(logger, (e) => e.conference.sid, { key: 'conferenceSid', kind: 'conference' });
   }
 }
 

@@ -7,6 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminApi as api } from '../../support/admin-api.js';
 import { createNamespace, type TestNamespace } from '../../support/namespace.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, API } from '../../support/server.js';
 import { type ServerProcess, startServerProcess } from '../../support/server-process.js';
@@ -32,19 +33,6 @@ afterAll(async () => {
   await hooks?.close();
   peer?.close();
 });
-
-const auth = `Basic ${Buffer.from(`${ADMIN_EMAIL}:${ADMIN_PASSWORD}`).toString('base64')}`;
-async function api(base: string, path: string, form?: Record<string, string>) {
-  const r = await fetch(`${base}${path}`, {
-    method: form ? 'POST' : 'GET',
-    headers: {
-      authorization: auth,
-      ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-    },
-    ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-  });
-  return { status: r.status, json: (await r.json().catch(() => null)) as Record<string, unknown> | null };
-}
 
 async function node(drainSeconds: number): Promise<ServerProcess> {
   const n = await startServerProcess(ns, {

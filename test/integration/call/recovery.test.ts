@@ -9,6 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyTwilioSignature } from '../../../src/webhooks/index.js';
+import { adminApi as api } from '../../support/admin-api.js';
 import { createNamespace, type TestNamespace } from '../../support/namespace.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, API, startTestServer, type TestServer } from '../../support/server.js';
 import { startServerProcess } from '../../support/server-process.js';
@@ -34,19 +35,6 @@ afterAll(async () => {
   else await ns?.dispose();
   await hooks?.close();
 });
-
-const auth = `Basic ${Buffer.from(`${ADMIN_EMAIL}:${ADMIN_PASSWORD}`).toString('base64')}`;
-async function api(base: string, path: string, form?: Record<string, string>) {
-  const r = await fetch(`${base}${path}`, {
-    method: form ? 'POST' : 'GET',
-    headers: {
-      authorization: auth,
-      ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-    },
-    ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-  });
-  return { status: r.status, json: (await r.json().catch(() => null)) as Record<string, unknown> | null };
-}
 
 /** Starts node A as its own process (so that it can be SIGKILLed); resolves once its API answers. */
 async function startNodeA(

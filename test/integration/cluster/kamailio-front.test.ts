@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sipp } from '../../../ops/bench/support.js';
 import { type Kamailio, startKamailio } from '../../../ops/lib/kamailio.js';
+import { adminApi as api } from '../../support/admin-api.js';
 import { createNamespace, type TestNamespace } from '../../support/namespace.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, API } from '../../support/server.js';
 import { type ServerProcess, startServerProcess } from '../../support/server-process.js';
@@ -22,19 +23,6 @@ let ns: TestNamespace;
 let hooks: WebhookServer;
 const nodes: ServerProcess[] = [];
 let front: Kamailio | null = null;
-
-const auth = `Basic ${Buffer.from(`${ADMIN_EMAIL}:${ADMIN_PASSWORD}`).toString('base64')}`;
-async function api(base: string, path: string, form?: Record<string, string>) {
-  const r = await fetch(`${base}${path}`, {
-    method: form ? 'POST' : 'GET',
-    headers: {
-      authorization: auth,
-      ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-    },
-    ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-  });
-  return { status: r.status, json: (await r.json().catch(() => null)) as Record<string, unknown> | null };
-}
 
 async function node(): Promise<ServerProcess> {
   const n = await startServerProcess(ns, {
