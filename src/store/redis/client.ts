@@ -67,7 +67,10 @@ export async function connectRedis(url: string, meter?: StoreMeter): Promise<Red
  * Connects to a Redis Cluster through any of its nodes (`host:port`); the client learns the slot map
  * from them and follows MOVED/ASK redirections. Throws RedisUnavailableError when no root node answers.
  */
-export async function connectRedisCluster(nodes: readonly string[], meter?: StoreMeter): Promise<RedisClusterClient> {
+export async function connectRedisCluster(
+  nodes: readonly string[],
+  meter?: StoreMeter,
+): Promise<RedisClusterClient> {
   const cluster = createCluster({
     rootNodes: nodes.map((n) => ({ url: `redis://${n}` })),
     defaults: { socket: { connectTimeout: 5000 } },

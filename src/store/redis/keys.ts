@@ -31,7 +31,8 @@ export function redisKeys(prefix: string) {
     sipBindings: (aor: string) => `${p}sip:reg:{reg:${registrationShard(aor)}}:${aor}`,
     /** Sorted set of one shard's AORs scored by their latest expiry (the registered count sums them). */
     sipBindingIndex: (shard: number) => `${p}sip:reg:{reg:${shard}}:index`,
-    sipBindingIndexes: (): string[] => Array.from({ length: REGISTRATION_SHARDS }, (_, i) => `${p}sip:reg:{reg:${i}}:index`),
+    sipBindingIndexes: (): string[] =>
+      Array.from({ length: REGISTRATION_SHARDS }, (_, i) => `${p}sip:reg:{reg:${i}}:index`),
     gatewayState: (sid: string) => `${p}gw:${sid}:state`,
     gatewayChannel: `${p}chan:gateway`,
     /** A named lease (value: the holder's instance id), e.g. who registers a gateway. */
