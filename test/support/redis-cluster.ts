@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, isFree } from '../../ops/lib/ports.js';
-import { connectRedis } from '../../src/store/redis/client.js';
+import { connectRedis, type RedisStandalone } from '../../src/store/redis/client.js';
 
 const run = promisify(execFile);
 const HOST = '127.0.0.1';
@@ -20,6 +20,8 @@ export interface LocalRedisCluster {
   readonly nodes: readonly string[];
   /** Deletes every key matching `pattern` on every master (SCAN sees one node's keys only). */
   deleteKeys(pattern: string): Promise<void>;
+  /** How many keys match `pattern`, over every master. */
+  countKeys(pattern: string): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -127,20 +129,34 @@ export async function startRedisCluster(): Promise<LocalRedisCluster> {
     await stop();
     throw e;
   }
+  /** Visits every key matching `pattern` on each master, with a connection to that master. */
+  const eachKey = async (
+    pattern: string,
+    visit: (redis: RedisStandalone, key: string) => Promise<unknown>,
+  ) => {
+    for (const port of ports) {
+      const redis = await connectRedis(`redis://${HOST}:${port}`);
+      try {
+        for await (const keys of redis.scanIterator({ MATCH: pattern, COUNT: 500 })) {
+          // One key a command: a node refuses a multi-key DEL whose keys span slots, even its own.
+          for (const key of keys) await visit(redis, key);
+        }
+      } finally {
+        await redis.quit();
+      }
+    }
+  };
   return {
     nodes: ports.map((p) => `${HOST}:${p}`),
     async deleteKeys(pattern) {
-      for (const port of ports) {
-        const redis = await connectRedis(`redis://${HOST}:${port}`);
-        try {
-          for await (const keys of redis.scanIterator({ MATCH: pattern, COUNT: 500 })) {
-            // One DEL a key: a node refuses a multi-key DEL whose keys span slots, even its own.
-            for (const key of keys) await redis.del(key);
-          }
-        } finally {
-          await redis.quit();
-        }
-      }
+      await eachKey(pattern, (redis, key) => redis.del(key));
+    },
+    async countKeys(pattern) {
+      let n = 0;
+      await eachKey(pattern, async () => {
+        n++;
+      });
+      return n;
     },
     stop,
   };

@@ -30,6 +30,7 @@ import { RedisSupervisorFigures } from '../../../src/store/redis/supervisor-figu
 import type { Binding } from '../../../src/store/registration-store.js';
 import { REDIS_URL } from '../../support/namespace.js';
 import { type LocalRedisCluster, startRedisCluster } from '../../support/redis-cluster.js';
+import { API, startTestServer, type TestServer } from '../../support/server.js';
 import { until } from '../../support/until.js';
 
 let cluster: LocalRedisCluster;
@@ -208,5 +209,40 @@ describe.each([
     await expect(asking.call('node-gone', 'ping', 300)).rejects.toBeInstanceOf(NodeRpcTimeout);
     await asking.close();
     await serving.close();
+  });
+});
+
+describe('a node with REDIS_CLUSTER_NODES', () => {
+  let ts: TestServer;
+
+  beforeAll(async () => {
+    ts = await startTestServer({ label: 'rcluster', env: { REDIS_CLUSTER_NODES: cluster.nodes.join(',') } });
+  }, 60_000);
+  afterAll(async () => {
+    await ts?.dispose();
+    if (ts) await cluster.deleteKeys(`${ts.ns.redisPrefix}:*`);
+  });
+
+  it('runs on the cluster: ready, accounts change across the bus, failed logins are throttled', async () => {
+    const ready = await fetch(`${ts.url}/ready`);
+    expect(ready.status).toBe(200);
+    expect(((await ready.json()) as { checks: Record<string, unknown> }).checks.redis).toEqual({
+      status: 'up',
+      required: true,
+    });
+    const created = await ts.request('POST', `${API}/Accounts.json`, {
+      form: { EmailAddress: 'cluster@example.test', Password: 'password-123', Role: 'Developer' },
+    });
+    expect(created.status).toBe(201);
+    const sid = created.json.sid as string;
+    expect((await ts.request('GET', `${API}/Accounts/${sid}.json`)).json.email_address).toBe(
+      'cluster@example.test',
+    );
+    const wrong = { user: sid, secret: 'not-the-token' };
+    for (let i = 0; i < 3; i++) {
+      expect((await ts.request('GET', `${API}/Accounts/${sid}.json`, { auth: wrong })).status).toBe(401);
+    }
+    // The throttle counted them in the cluster (its keys live on whichever masters own their slots).
+    expect(await cluster.countKeys(`${ts.ns.redisPrefix}:auth:fail:*`)).toBeGreaterThan(0);
   });
 });
