@@ -10,11 +10,10 @@ export type Redis = RedisStandalone | RedisClusterClient;
 
 export class RedisUnavailableError extends Error {
   override readonly name = 'RedisUnavailableError';
-  constructor(url: string, cause: unknown) {
-    super(
-      `cannot reach Redis at ${redactUrl(url)} (${(cause as Error)?.message ?? cause}); start it with: ${redisStartHint(url)}`,
-      { cause },
-    );
+  constructor(url: string, cause: unknown, hint = `start it with: ${redisStartHint(url)}`) {
+    super(`cannot reach Redis at ${redactUrl(url)} (${(cause as Error)?.message ?? cause}); ${hint}`, {
+      cause,
+    });
   }
 }
 
@@ -80,7 +79,11 @@ export async function connectRedisCluster(
     await cluster.connect();
   } catch (e) {
     await cluster.destroy();
-    throw new RedisUnavailableError(`redis://${nodes.join(',')}`, e);
+    throw new RedisUnavailableError(
+      `redis://${nodes.join(',')}`,
+      e,
+      'check REDIS_CLUSTER_NODES names reachable nodes of a Redis Cluster whose state is ok (CLUSTER INFO)',
+    );
   }
   return cluster;
 }
