@@ -38,7 +38,12 @@ export interface Config {
     readonly metricsIntervalMs: number;
   };
   readonly database: { readonly url: string };
-  readonly redis: { readonly url: string; readonly prefix: string };
+  readonly redis: {
+    readonly url: string;
+    readonly prefix: string;
+    /** Redis Cluster root nodes (`host:port`); when set, REDIS_URL is not used. */
+    readonly clusterNodes: readonly string[];
+  };
   readonly admin: { readonly email: string; readonly password: string | undefined };
   readonly organization: { readonly defaultDomain: string };
   readonly sip: {
@@ -209,7 +214,11 @@ export function loadConfig(env: Env = process.env): Config {
       metricsIntervalMs: int(env, 'SUPERVISOR_STREAM_METRICS_MS', 5_000, 100),
     },
     database: { url: str(env, 'DATABASE_URL', 'postgres://127.0.0.1:5432/switchboard') },
-    redis: { url: str(env, 'REDIS_URL', 'redis://127.0.0.1:6379'), prefix: str(env, 'REDIS_PREFIX', 'sb') },
+    redis: {
+      url: str(env, 'REDIS_URL', 'redis://127.0.0.1:6379'),
+      prefix: str(env, 'REDIS_PREFIX', 'sb'),
+      clusterNodes: list(env, 'REDIS_CLUSTER_NODES'),
+    },
     admin: {
       email: str(env, 'ADMIN_EMAIL', 'administrator@switchboard.local').toLowerCase(),
       password: optional(env, 'ADMIN_PASSWORD'),
@@ -292,6 +301,11 @@ export function loadConfig(env: Env = process.env): Config {
       new URL(url);
     } catch {
       throw new ConfigError(`not a URL: ${redactUrl(url)}`);
+    }
+  }
+  for (const node of config.redis.clusterNodes) {
+    if (!/^[^\s:/@]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/.test(node)) {
+      throw new ConfigError(`REDIS_CLUSTER_NODES must list host:port entries, not ${JSON.stringify(node)}`);
     }
   }
   // --- Messaging: a bad SMPP_URL or SMTP_URL stops the start with one clear line ---

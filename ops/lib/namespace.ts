@@ -5,14 +5,19 @@
 import { randomBytes } from 'node:crypto';
 import { dropDatabase, ensureDatabase, openDb, sql } from '../../src/store/postgres/db.js';
 import { connectRedis } from '../../src/store/redis/client.js';
+import { deleteClusterKeys } from './redis-cluster.js';
 
 export const PG_BASE = process.env.TEST_DATABASE_URL ?? 'postgres://127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** Set (host:port list) by `npm run test:redis-cluster`: servers then run against that Redis Cluster. */
+export const REDIS_CLUSTER_NODES = process.env.TEST_REDIS_CLUSTER_NODES ?? '';
 
 export interface TestNamespace {
   readonly databaseUrl: string;
   readonly redisUrl: string;
   readonly redisPrefix: string;
+  /** REDIS_CLUSTER_NODES for servers in this namespace ('' for the single Redis). */
+  readonly redisClusterNodes: string;
   dispose(): Promise<void>;
 }
 
@@ -30,8 +35,13 @@ export async function createNamespace(label = 't'): Promise<TestNamespace> {
     databaseUrl,
     redisUrl: REDIS_URL,
     redisPrefix,
+    redisClusterNodes: REDIS_CLUSTER_NODES,
     async dispose() {
       await dropDatabase(databaseUrl);
+      if (REDIS_CLUSTER_NODES) {
+        await deleteClusterKeys(REDIS_CLUSTER_NODES.split(','), `${redisPrefix}:*`);
+        return;
+      }
       const redis = await connectRedis(REDIS_URL);
       try {
         for await (const keys of redis.scanIterator({ MATCH: `${redisPrefix}:*`, COUNT: 500 })) {

@@ -9,6 +9,7 @@ import type { Metrics } from '../metrics/prometheus.js';
 import type { Readiness } from '../metrics/readiness.js';
 import type { SipService } from '../sip/service.js';
 import { sql } from '../store/postgres/db.js';
+import { redisReady } from '../store/redis/client.js';
 import type { Messaging } from './messaging.js';
 import type { Connections } from './stores.js';
 
@@ -29,7 +30,7 @@ export function composeObservability(config: Config, parts: ObservabilityParts):
   });
   // The client's own view (connected, handshake done): no round trip, and false at once when the
   // socket drops, while a PING would queue behind the reconnection.
-  readiness.add('redis', () => ({ up: redis.isReady }));
+  readiness.add('redis', () => ({ up: redisReady(redis) }));
   if (sip) readiness.add('sip', () => ({ up: sip.bound !== null }));
   const link = messaging.smppLink;
   if (link) {

@@ -29,7 +29,7 @@ import { PgProfileStore } from '../store/postgres/profile-repository.js';
 import { PgRecordingStore } from '../store/postgres/recording-repository.js';
 import type { ProfileStore } from '../store/profile-store.js';
 import { RedisChangeBus } from '../store/redis/change-bus.js';
-import { connectRedis, connectSubscriber, type Redis } from '../store/redis/client.js';
+import { connectRedisStore, connectSubscriber, type Redis } from '../store/redis/client.js';
 import { RedisGatewayBus } from '../store/redis/gateway-bus.js';
 import { type RedisKeys, redisKeys } from '../store/redis/keys.js';
 import { RedisSnapshotStore } from '../store/redis/snapshot-store.js';
@@ -58,7 +58,7 @@ export async function connectStores(
   const applied = await migrate(db);
   if (applied.length) logger.info({ applied }, 'database migrations applied');
 
-  const redis = await connectRedis(config.redis.url, meter);
+  const redis = await connectRedisStore(config.redis, meter);
   lifecycle.onClose(() => redis.quit());
   const sub = await connectSubscriber(redis);
   lifecycle.onClose(() => sub.quit());

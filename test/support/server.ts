@@ -84,6 +84,7 @@ export async function startTestServer(
     DATABASE_URL: ns.databaseUrl,
     REDIS_URL: ns.redisUrl,
     REDIS_PREFIX: ns.redisPrefix,
+    ...(ns.redisClusterNodes ? { REDIS_CLUSTER_NODES: ns.redisClusterNodes } : {}),
     ADMIN_EMAIL,
     ADMIN_PASSWORD,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',

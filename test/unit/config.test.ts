@@ -49,3 +49,14 @@ describe('loadConfig', () => {
     expect(redactUrl('postgres://u:secret@h:1/db')).not.toContain('secret');
   });
 });
+
+describe('REDIS_CLUSTER_NODES', () => {
+  it('lists host:port root nodes, empty without it, and refuses anything else', () => {
+    expect(loadConfig({}).redis.clusterNodes).toEqual([]);
+    expect(
+      loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-b:7001,[::1]:7002' }).redis.clusterNodes,
+    ).toEqual(['10.0.0.1:7000', 'redis-b:7001', '[::1]:7002']);
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'redis://10.0.0.1:7000' })).toThrow(/REDIS_CLUSTER_NODES/);
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1' })).toThrow(/REDIS_CLUSTER_NODES/);
+  });
+});

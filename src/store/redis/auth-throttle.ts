@@ -1,33 +1,28 @@
-/** Redis implementation of AuthThrottleStore: fixed-window counters, one Lua call per step. */
+/** Redis implementation of AuthThrottleStore: fixed-window counters, one Lua call per counter and step. */
 import type { AuthThrottleStore, ThrottleLimits, ThrottleState, ThrottleSubject } from '../auth-throttle.js';
 import type { Redis } from './client.js';
 import type { RedisKeys } from './keys.js';
 
 /**
- * KEYS[1] identity counter, KEYS[2] source counter
- * ARGV: identity limit, source limit, window ms, count (1 to record a failure, 0 to only read)
- * Returns the milliseconds each key stays blocked (0 when it is not).
+ * KEYS[1] one counter (identity or source: separate keys, separate cluster slots, so one call each)
+ * ARGV: limit, window ms, count (1 to record a failure, 0 to only read)
+ * Returns the milliseconds the key stays blocked (0 when it is not).
  */
 const STEP = `
-local blocked = {0, 0}
-for i = 1, 2 do
-  local n
-  if ARGV[4] == '1' then
-    n = redis.call('INCR', KEYS[i])
-    if n == 1 then redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[3])) end
-  else
-    n = tonumber(redis.call('GET', KEYS[i]) or '0')
-  end
-  if n >= tonumber(ARGV[i]) then
-    local ttl = redis.call('PTTL', KEYS[i])
-    if ttl < 0 then
-      redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[3]))
-      ttl = tonumber(ARGV[3])
-    end
-    blocked[i] = ttl
-  end
+local n
+if ARGV[3] == '1' then
+  n = redis.call('INCR', KEYS[1])
+  if n == 1 then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2])) end
+else
+  n = tonumber(redis.call('GET', KEYS[1]) or '0')
 end
-return blocked
+if n < tonumber(ARGV[1]) then return 0 end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+  ttl = tonumber(ARGV[2])
+end
+return ttl
 `;
 
 export class RedisAuthThrottle implements AuthThrottleStore {
@@ -53,16 +48,17 @@ export class RedisAuthThrottle implements AuthThrottleStore {
     limits: ThrottleLimits,
     count: boolean,
   ): Promise<ThrottleState> {
-    const result = await this.redis.eval(STEP, {
-      keys: [this.keys.authFailuresIdentity(subject.identity), this.keys.authFailuresSource(subject.source)],
-      arguments: [
-        String(limits.identityFailures),
-        String(limits.sourceFailures),
-        String(limits.windowMs),
-        count ? '1' : '0',
-      ],
-    });
-    const [identityMs, sourceMs] = result as [number, number];
-    return { identityMs: Number(identityMs), sourceMs: Number(sourceMs) };
+    const one = async (key: string, limit: number) =>
+      Number(
+        await this.redis.eval(STEP, {
+          keys: [key],
+          arguments: [String(limit), String(limits.windowMs), count ? '1' : '0'],
+        }),
+      );
+    const [identityMs, sourceMs] = await Promise.all([
+      one(this.keys.authFailuresIdentity(subject.identity), limits.identityFailures),
+      one(this.keys.authFailuresSource(subject.source), limits.sourceFailures),
+    ]);
+    return { identityMs, sourceMs };
   }
 }

@@ -1,17 +1,19 @@
 /** node-redis v5 client factory. Redis holds live actor snapshots, registrations, leases, counters. */
-import { createClient } from 'redis';
+import { createClient, createCluster } from 'redis';
 import { redactUrl } from '../../config.js';
 import type { StoreMeter } from '../../metrics/port.js';
 
-export type Redis = ReturnType<typeof createClient>;
+export type RedisStandalone = ReturnType<typeof createClient>;
+export type RedisClusterClient = ReturnType<typeof createCluster>;
+/** Either client kind: the stores use only commands both have, with keys that route to one slot. */
+export type Redis = RedisStandalone | RedisClusterClient;
 
 export class RedisUnavailableError extends Error {
   override readonly name = 'RedisUnavailableError';
-  constructor(url: string, cause: unknown) {
-    super(
-      `cannot reach Redis at ${redactUrl(url)} (${(cause as Error)?.message ?? cause}); start it with: ${redisStartHint(url)}`,
-      { cause },
-    );
+  constructor(url: string, cause: unknown, hint = `start it with: ${redisStartHint(url)}`) {
+    super(`cannot reach Redis at ${redactUrl(url)} (${(cause as Error)?.message ?? cause}); ${hint}`, {
+      cause,
+    });
   }
 }
 
@@ -39,7 +41,7 @@ export function redisStartHint(url: string): string {
  * Connects or throws RedisUnavailableError after the first failed attempt (no endless reconnect loop
  * at start-up); once connected, the client reconnects with capped backoff.
  */
-export async function connectRedis(url: string, meter?: StoreMeter): Promise<Redis> {
+export async function connectRedis(url: string, meter?: StoreMeter): Promise<RedisStandalone> {
   let connected = false;
   const client = createClient({
     url,
@@ -60,7 +62,55 @@ export async function connectRedis(url: string, meter?: StoreMeter): Promise<Red
   return client;
 }
 
-/** A second connection for SUBSCRIBE (a subscribed connection cannot run other commands). */
+/**
+ * Connects to a Redis Cluster through any of its nodes (`host:port`); the client learns the slot map
+ * from them and follows MOVED/ASK redirections. Throws RedisUnavailableError when no root node answers.
+ */
+export async function connectRedisCluster(
+  nodes: readonly string[],
+  meter?: StoreMeter,
+): Promise<RedisClusterClient> {
+  const cluster = createCluster({
+    rootNodes: nodes.map((n) => ({ url: `redis://${n}` })),
+    defaults: { socket: { connectTimeout: 5000 } },
+  });
+  cluster.on('error', () => meter?.connectionError('redis'));
+  try {
+    await cluster.connect();
+  } catch (e) {
+    await cluster.destroy();
+    throw new RedisUnavailableError(
+      `redis://${nodes.join(',')}`,
+      e,
+      'check REDIS_CLUSTER_NODES names reachable nodes of a Redis Cluster whose state is ok (CLUSTER INFO)',
+    );
+  }
+  return cluster;
+}
+
+/** REDIS_CLUSTER_NODES wins over REDIS_URL: the node then talks to a Redis Cluster. */
+export function connectRedisStore(
+  redis: { readonly url: string; readonly clusterNodes: readonly string[] },
+  meter?: StoreMeter,
+): Promise<Redis> {
+  return redis.clusterNodes.length > 0
+    ? connectRedisCluster(redis.clusterNodes, meter)
+    : connectRedis(redis.url, meter);
+}
+
+export function isRedisCluster(redis: Redis): redis is RedisClusterClient {
+  return 'masters' in redis;
+}
+
+/** Whether commands can go out now (the cluster client has no handshake flag of its own: open = ready). */
+export function redisReady(redis: Redis): boolean {
+  return isRedisCluster(redis) ? redis.isOpen : redis.isReady;
+}
+
+/**
+ * A second connection for SUBSCRIBE (a subscribed connection cannot run other commands). A cluster
+ * client keeps its subscriptions on connections of their own, so its duplicate serves the same way.
+ */
 export async function connectSubscriber(main: Redis): Promise<Redis> {
   const sub = main.duplicate();
   sub.on('error', () => {});

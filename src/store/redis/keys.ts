@@ -1,6 +1,11 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The one Redis key builder. Every key starts with the deployment prefix (REDIS_PREFIX) so several
  * deployments or test runs can share one Redis. Add new keys here, grouped by aggregate.
+ *
+ * Redis Cluster: keys that one script or transaction touches together carry the same hash tag
+ * (`{…}`), so they live in one slot; keys only ever used alone carry none and spread over the cluster.
  */
 export function redisKeys(prefix: string) {
   const p = `${prefix}:`;
@@ -22,8 +27,12 @@ export function redisKeys(prefix: string) {
     authFailuresSource: (address: string) => `${p}auth:fail:ip:${address}`,
     // SIP registrar
     sipDigestSecret: `${p}sip:digest-secret`,
-    sipBindings: (aor: string) => `${p}sip:reg:${aor}`,
-    sipBindingIndex: `${p}sip:reg:index`,
+    /** An AOR's bindings; written together with its shard's index (same hash tag). */
+    sipBindings: (aor: string) => `${p}sip:reg:{reg:${registrationShard(aor)}}:${aor}`,
+    /** Sorted set of one shard's AORs scored by their latest expiry (the registered count sums them). */
+    sipBindingIndex: (shard: number) => `${p}sip:reg:{reg:${shard}}:index`,
+    sipBindingIndexes: (): string[] =>
+      Array.from({ length: REGISTRATION_SHARDS }, (_, i) => `${p}sip:reg:{reg:${i}}:index`),
     gatewayState: (sid: string) => `${p}gw:${sid}:state`,
     gatewayChannel: `${p}chan:gateway`,
     /** A named lease (value: the holder's instance id), e.g. who registers a gateway. */
@@ -31,9 +40,9 @@ export function redisKeys(prefix: string) {
     // calls
     callSnapshot: (sid: string) => `${p}call:${sid}:snap`,
     /** Sorted set of the account's live call slots (member call sid, score lease expiry ms). */
-    accountCallSlots: (accountSid: string) => `${p}account:${accountSid}:slots`,
-    /** Calls started by the account in one second (epoch seconds), for the CPS limit. */
-    accountCps: (accountSid: string, second: number) => `${p}account:${accountSid}:cps:${second}`,
+    accountCallSlots: (accountSid: string) => `${p}{account:${accountSid}}:slots`,
+    /** Calls started by the account in one second (epoch seconds), for the CPS limit; slot of the above. */
+    accountCps: (accountSid: string, second: number) => `${p}{account:${accountSid}}:cps:${second}`,
     // nodes
     /** Requests addressed to one node (NodeRpc), and its replies. */
     nodeRequests: (node: string) => `${p}chan:node:${node}:requests`,
@@ -51,3 +60,14 @@ export function redisKeys(prefix: string) {
 }
 
 export type RedisKeys = ReturnType<typeof redisKeys>;
+
+/**
+ * Registrations spread over this many index shards: one global index would put every binding in one
+ * cluster slot (its script writes both), while one index per AOR would make the count a cluster scan.
+ */
+export const REGISTRATION_SHARDS = 16;
+
+/** The index shard of an AOR: stable across nodes and restarts. */
+export function registrationShard(aor: string): number {
+  return createHash('sha1').update(aor).digest().readUInt16BE(0) % REGISTRATION_SHARDS;
+}

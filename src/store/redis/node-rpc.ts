@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type NodeRpc, NodeRpcFailed, NodeRpcTimeout } from '../node-rpc.js';
-import type { Redis } from './client.js';
+import { isRedisCluster, type Redis } from './client.js';
 import type { RedisKeys } from './keys.js';
 
 interface RequestFrame {
@@ -90,8 +90,10 @@ export class RedisNodeRpc implements NodeRpc {
       this.keys.nodeRequests(node),
       JSON.stringify({ id, from: this.self, body } satisfies RequestFrame),
     );
-    // Nobody subscribed: the node is gone; no need to wait out the timeout.
-    if (receivers === 0) {
+    // Nobody subscribed: the node is gone; no need to wait out the timeout. On a Redis Cluster the
+    // count covers only the subscribers of the shard that took the PUBLISH (it reaches the others
+    // over the cluster bus, uncounted), so 0 proves nothing there and only the timeout decides.
+    if (receivers === 0 && !isRedisCluster(this.pub)) {
       const waiter = this.pending.get(id);
       this.pending.delete(id);
       if (waiter) {

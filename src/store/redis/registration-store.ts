@@ -1,14 +1,15 @@
 /**
- * Redis RegistrationStore: one hash per AOR (field = contact URI, value = binding JSON), a sorted set
- * of AORs scored by their latest expiry (for the registered-user count), and the one digest secret all nodes sign nonces with.
+ * Redis RegistrationStore: one hash per AOR (field = contact URI, value = binding JSON), sorted sets
+ * of AORs scored by their latest expiry (for the registered-user count; one per shard, in the slot of
+ * its AORs' hashes), and the one digest secret all nodes sign nonces with.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Binding, RegistrationStore } from '../registration-store.js';
 import type { Redis } from './client.js';
-import type { RedisKeys } from './keys.js';
+import { type RedisKeys, registrationShard } from './keys.js';
 
 /**
- * KEYS[1] AOR hash, KEYS[2] AOR index zset. ARGV[1] now ms, ARGV[2] AOR, ARGV[3] most contacts,
+ * KEYS[1] AOR hash, KEYS[2] the AOR's index shard zset. ARGV[1] now ms, ARGV[2] AOR, ARGV[3] most contacts,
  * ARGV[4] how many contacts to remove, then those contacts, then the upserts as (contact, binding
  * JSON) pairs. Drops expired bindings it meets (expiry is lazy: nothing sweeps). Returns the live
  * bindings (JSON), or false, writing nothing, when there would be more than ARGV[3].
@@ -80,7 +81,7 @@ export class RedisRegistrationStore implements RegistrationStore {
     maxContacts: number,
   ): Promise<Binding[] | null> {
     const options = {
-      keys: [this.keys.sipBindings(aor), this.keys.sipBindingIndex],
+      keys: [this.keys.sipBindings(aor), this.keys.sipBindingIndex(registrationShard(aor))],
       arguments: [
         String(this.now()),
         aor,
@@ -103,13 +104,19 @@ export class RedisRegistrationStore implements RegistrationStore {
   }
 
   async clear(aor: string): Promise<void> {
-    await this.redis.multi().del(this.keys.sipBindings(aor)).zRem(this.keys.sipBindingIndex, aor).exec();
+    const index = this.keys.sipBindingIndex(registrationShard(aor));
+    await this.redis.multi().del(this.keys.sipBindings(aor)).zRem(index, aor).exec();
   }
 
   async countRegistered(): Promise<number> {
     const now = this.now();
-    await this.redis.zRemRangeByScore(this.keys.sipBindingIndex, '-inf', now);
-    return this.redis.zCard(this.keys.sipBindingIndex);
+    const counts = await Promise.all(
+      this.keys.sipBindingIndexes().map(async (index) => {
+        await this.redis.zRemRangeByScore(index, '-inf', now);
+        return this.redis.zCard(index);
+      }),
+    );
+    return counts.reduce((a, b) => a + b, 0);
   }
 
   async digestSecret(): Promise<string> {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallAdmission } from '../../../src/actors/call/admission.js';
 import { AppError } from '../../../src/errors.js';
 import { RedisCallAdmission } from '../../../src/store/redis/call-admission.js';
-import { connectRedis, type Redis } from '../../../src/store/redis/client.js';
+import { connectRedisStore, type Redis } from '../../../src/store/redis/client.js';
 import { redisKeys } from '../../../src/store/redis/keys.js';
 import { createNamespace, type TestNamespace } from '../../support/namespace.js';
 
@@ -13,7 +13,11 @@ let store: RedisCallAdmission;
 
 beforeAll(async () => {
   ns = await createNamespace('admission');
-  redis = await connectRedis(ns.redisUrl);
+  // The namespace's Redis: the single one, or the cluster under `npm run test:redis-cluster`.
+  redis = await connectRedisStore({
+    url: ns.redisUrl,
+    clusterNodes: ns.redisClusterNodes.split(',').filter(Boolean),
+  });
   store = new RedisCallAdmission(redis, redisKeys(ns.redisPrefix));
 });
 afterAll(async () => {
