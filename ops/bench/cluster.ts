@@ -21,6 +21,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { startKamailio } from '../lib/kamailio.js';
 import { createNamespace } from '../lib/namespace.js';
 import { freePort } from '../lib/ports.js';
@@ -32,6 +33,7 @@ import {
   cpuSeconds,
   PEER_IP,
   percentile,
+  ROOT,
   SERVER_IP,
   sipp,
   startServer,
@@ -235,25 +237,21 @@ async function main() {
       await front.stop();
     }
     if (ONLY.includes('3')) {
-      // -aa: the UAS answers Kamailio's OPTIONS probes with 200, so the dispatcher keeps it up.
+      // A callee that echoes Record-Route (sipp's built-in uas does not); -aa: it answers Kamailio's OPTIONS probes with 200, so the dispatcher keeps it up.
       const uasPort = await freePort(UAS_IP);
       const uas = spawn(
         'sipp',
         [
-          '-sn',
-          'uas',
-          '-aa',
-          '-i',
-          UAS_IP,
-          '-p',
-          String(uasPort),
-          '-t',
-          'u1',
-          '-nostdin',
-          '-timeout',
-          '900s',
-          '-max_recv_loops',
-          '5000',
+          ...[
+            '-sf',
+            join(ROOT, 'ops/sipp/uas-answer-expect-bye.xml'),
+            '-aa',
+            '-i',
+            UAS_IP,
+            '-p',
+            String(uasPort),
+          ],
+          ...['-t', 'u1', '-nostdin', '-timeout', '900s', '-max_recv_loops', '5000'],
         ],
         { stdio: 'ignore' },
       );
