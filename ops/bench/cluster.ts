@@ -281,6 +281,9 @@ async function main() {
             String(rate * DURATION),
             '-d',
             '1000',
+            // A call that lost a message under load fails after 10 s instead of holding sipp open.
+            '-recv_timeout',
+            '10000',
           ],
           'uac-call-timed-then-hangup.xml',
         );
