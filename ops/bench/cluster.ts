@@ -232,7 +232,7 @@ async function main() {
       const ratio = single && best ? best.achieved / single.achieved : Number.NaN;
       summary.push(
         `two nodes via Kamailio: ${best ? `${best.achieved.toFixed(0)} calls/s (p95 ${best.p95} ms)` : 'no clean step'}; ` +
-          `ratio ${ratio.toFixed(2)}× (goal ≥ 1.8×: ${ratio >= 1.8 ? 'met' : 'NOT met'})`,
+          `ratio ${Number.isNaN(ratio) ? 'n/a (a side had no clean step)' : `${ratio.toFixed(2)}×`} (goal ≥ 1.8×: ${ratio >= 1.8 ? 'met' : 'NOT met'})`,
       );
       await front.stop();
     }
