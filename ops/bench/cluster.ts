@@ -18,8 +18,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { startKamailio } from '../lib/kamailio.js';
@@ -27,10 +25,11 @@ import { createNamespace } from '../lib/namespace.js';
 import { freePort } from '../lib/ports.js';
 import { spawned } from '../lib/tools.js';
 import {
-  ADMIN,
   type BenchServer,
+  benchApi,
   childPids,
   cpuSeconds,
+  markupServer,
   PEER_IP,
   percentile,
   ROOT,
@@ -58,31 +57,8 @@ const ONLY = argText('only', '1234');
 const FRONT_IP = '127.0.0.5';
 const UAS_IP = '127.0.0.3';
 
-/** The customer's markup server, answered at once. */
-async function markupServer(documents: Record<string, string>) {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const doc = documents[(req.url ?? '').split('?')[0] ?? ''];
-      res.writeHead(doc ? 200 : 404, { 'content-type': 'text/xml' });
-      res.end(doc ? `<?xml version="1.0"?><Response>${doc}</Response>` : '');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-const AUTH = `Basic ${Buffer.from(`${encodeURIComponent(ADMIN.email)}:${ADMIN.password}`).toString('base64')}`;
-async function api(node: BenchServer, path: string, form: Record<string, string> | null) {
-  const r = await fetch(`${node.base}/2012-04-24${path}`, {
-    method: form ? 'POST' : 'GET',
-    headers: { authorization: AUTH, 'content-type': 'application/x-www-form-urlencoded' },
-    ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-  });
-  if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
-  return (await r.json()) as Record<string, unknown>;
-}
+const api = (node: BenchServer, path: string, form: Record<string, string> | null) =>
+  benchApi<Record<string, unknown>>(node.base, path, form);
 
 interface Step {
   rate: number;

@@ -5,6 +5,8 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { collectedMemory } from '../lib/memory.js';
@@ -270,4 +272,36 @@ export async function startServer(
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   return { ...server, inspectPort };
+}
+
+/** The customer's markup server of a benchmark: one document per path, answered at once. */
+export async function markupServer(documents: Record<string, string>) {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const doc = documents[(req.url ?? '').split('?')[0] ?? ''];
+      res.writeHead(doc ? 200 : 404, { 'content-type': 'text/xml' });
+      res.end(doc ? `<?xml version="1.0"?><Response>${doc}</Response>` : '');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+const BENCH_AUTH = `Basic ${Buffer.from(`${encodeURIComponent(ADMIN.email)}:${ADMIN.password}`).toString('base64')}`;
+
+/** The bench admin's REST call (`path` under /2012-04-24): GET, or POST with a form; throws on non-2xx. */
+export async function benchApi<T = Record<string, string>>(
+  base: string,
+  path: string,
+  form: Record<string, string> | null,
+): Promise<T> {
+  const r = await fetch(`${base}/2012-04-24${path}`, {
+    method: form ? 'POST' : 'GET',
+    headers: { authorization: BENCH_AUTH, 'content-type': 'application/x-www-form-urlencoded' },
+    ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+  });
+  if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+  return (await r.json()) as T;
 }

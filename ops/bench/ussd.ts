@@ -11,13 +11,12 @@
  * Usage: npm run bench:ussd [-- --rate 100 --duration 20]
  */
 import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createNamespace } from '../lib/namespace.js';
 import { freePort } from '../lib/ports.js';
 import {
-  ADMIN,
+  benchApi,
   cpuWindow,
+  markupServer,
   PEER_IP,
   percentile,
   SERVER_DIR,
@@ -35,33 +34,8 @@ const arg = (name: string, fallback: number) => {
 const RATE = arg('rate', 100);
 const DURATION = arg('duration', 20);
 
-/** The customer's markup server: one document per path, answered at once. */
-async function markupServer(documents: Record<string, string>) {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const doc = documents[(req.url ?? '').split('?')[0] ?? ''];
-      res.writeHead(doc ? 200 : 404, { 'content-type': 'text/xml' });
-      res.end(doc ? `<?xml version="1.0"?><Response>${doc}</Response>` : '');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-async function api(httpPort: number, path: string, form: Record<string, string> | null) {
-  const r = await fetch(`http://${SERVER_IP}:${httpPort}/2012-04-24${path}`, {
-    method: form ? 'POST' : 'GET',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${encodeURIComponent(ADMIN.email)}:${ADMIN.password}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-  });
-  if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
-  return (await r.json()) as Record<string, string>;
-}
+const api = (port: number, path: string, form: Record<string, string> | null) =>
+  benchApi(`http://${SERVER_IP}:${port}`, path, form);
 
 async function main() {
   console.log(
