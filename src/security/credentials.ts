@@ -37,13 +37,6 @@ export function newAuthToken(): string {
   return randomBytes(16).toString('hex');
 }
 
-/** Compares two secrets in constant time (independent of where they differ and of their lengths). */
-export function secretsEqual(a: string, b: string): boolean {
-  const ha = createHash('sha256').update(a).digest();
-  const hb = createHash('sha256').update(b).digest();
-  return timingSafeEqual(ha, hb);
-}
-
 /**
  * A secret's HMAC-SHA-256 under `key` (a per-process random key): what caches keep instead of the
  * secret, and what a presented secret is compared with (timingSafeEqual on equal-length digests).

@@ -81,7 +81,7 @@ export class CallCommands {
   }
 
   async run(command: CallCommand): Promise<CommandAnswer> {
-    if (this.deps.runtime.liveView(command.sid)) return this.applyHere(command);
+    if (this.deps.runtime.actorOf(command.sid)) return this.applyHere(command);
     const owner = await this.deps.owners.ownerOf(command.sid);
     if (!owner || owner.node === this.deps.self) return { outcome: 'not-live' };
     if (!owner.current) return { outcome: 'owner-unreachable' };
@@ -97,7 +97,7 @@ export class CallCommands {
   /** Applies a command to the actor of this node, in the order REST documents. */
   private applyHere(c: CallCommand): CommandAnswer {
     const runtime = this.deps.runtime;
-    if (!runtime.liveView(c.sid)) return { outcome: 'not-live' };
+    if (!runtime.actorOf(c.sid)) return { outcome: 'not-live' };
     if (c.endCallback) runtime.setEndCallback(c.sid, c.endCallback.url, c.endCallback.method);
     if (c.mute !== undefined) runtime.setMuted(c.sid, c.mute);
     if (c.target) {
