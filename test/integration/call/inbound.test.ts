@@ -6,46 +6,29 @@
  * number's StatusCallback, and a BYE while a Gather runs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
+import { API, type Credentials, type TestServer } from '../../support/server.js';
 import { runSipp, startSipp } from '../../support/sipp.js';
 import { until, markup as xml } from '../../support/until.js';
-import { startWebhookServer, type WebhookServer } from '../../support/webhook-server.js';
+import { startVoiceFixture, type VoiceFixture } from '../../support/voice-fixture.js';
+import type { WebhookServer } from '../../support/webhook-server.js';
 
+let fx: VoiceFixture;
 let ts: TestServer;
 let hooks: WebhookServer;
 let owner: { sid: string; creds: Credentials };
 let target: string;
-let numberSeq = 100;
 
 beforeAll(async () => {
-  ts = await startTestServer({ label: 'inbound' });
-  hooks = await startWebhookServer();
-  hooks.script('/status', { status: 204 });
-  const r = await ts.request('POST', `${API}/Accounts.json`, {
-    auth: ts.admin,
-    form: { EmailAddress: 'callee@example.test', Password: 'password-123', Role: 'Developer' },
-  });
-  owner = { sid: r.json.sid, creds: { user: r.json.sid, secret: r.json.auth_token } };
-  target = `127.0.0.1:${ts.server.sip!.stack.port}`;
+  fx = await startVoiceFixture('inbound', 'callee@example.test');
+  ({ ts, hooks, owner, target } = fx);
 });
 afterAll(async () => {
-  await hooks?.close();
-  await ts?.dispose();
+  await fx?.dispose();
 });
 
 /** Buys a fresh number whose VoiceUrl is `path` on the webhook server. */
-async function numberFor(
-  path: string,
-  extra: Record<string, string> = {},
-): Promise<{ sid: string; number: string }> {
-  const number = `+1555020${String(numberSeq++).padStart(4, '0')}`;
-  const r = await ts.request('POST', `${API}/Accounts/${owner.sid}/IncomingPhoneNumbers.json`, {
-    auth: owner.creds,
-    form: { PhoneNumber: number, VoiceUrl: `${hooks.origin}${path}`, ...extra },
-  });
-  expect(r.status).toBe(201);
-  return { sid: r.json.sid, number };
-}
+const numberFor = (path: string, extra: Record<string, string> = {}) =>
+  fx.buyNumber('020', { VoiceUrl: `${hooks.origin}${path}`, ...extra });
 
 const formsTo = (path: string) =>
   hooks.requestsTo(path).map((r) => new URLSearchParams(r.rawBody.toString()));

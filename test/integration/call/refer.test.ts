@@ -6,42 +6,27 @@
  * a number without ReferUrl get 404 with `Event: refer` and a Reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
+import { API, type Credentials, type TestServer } from '../../support/server.js';
 import { runSipp, startSipp } from '../../support/sipp.js';
 import { until, markup as xml } from '../../support/until.js';
-import { startWebhookServer, type WebhookServer } from '../../support/webhook-server.js';
+import { startVoiceFixture, type VoiceFixture } from '../../support/voice-fixture.js';
+import type { WebhookServer } from '../../support/webhook-server.js';
 
+let fx: VoiceFixture;
 let ts: TestServer;
 let hooks: WebhookServer;
 let owner: { sid: string; creds: Credentials };
 let target: string;
-let numberSeq = 100;
 
 beforeAll(async () => {
-  ts = await startTestServer({ label: 'refer' });
-  hooks = await startWebhookServer();
-  hooks.script('/status', { status: 204 });
-  const r = await ts.request('POST', `${API}/Accounts.json`, {
-    auth: ts.admin,
-    form: { EmailAddress: 'refer@example.test', Password: 'password-123', Role: 'Developer' },
-  });
-  owner = { sid: r.json.sid, creds: { user: r.json.sid, secret: r.json.auth_token } };
-  target = `127.0.0.1:${ts.server.sip!.stack.port}`;
+  fx = await startVoiceFixture('refer', 'refer@example.test');
+  ({ ts, hooks, owner, target } = fx);
 });
 afterAll(async () => {
-  await hooks?.close();
-  await ts?.dispose();
+  await fx?.dispose();
 });
 
-async function numberFor(form: Record<string, string>): Promise<{ sid: string; number: string }> {
-  const number = `+1555070${String(numberSeq++).padStart(4, '0')}`;
-  const r = await ts.request('POST', `${API}/Accounts/${owner.sid}/IncomingPhoneNumbers.json`, {
-    auth: owner.creds,
-    form: { PhoneNumber: number, ...form },
-  });
-  expect(r.status).toBe(201);
-  return { sid: r.json.sid, number };
-}
+const numberFor = (form: Record<string, string>) => fx.buyNumber('070', form);
 
 const formsTo = (path: string) =>
   hooks.requestsTo(path).map((r) => Object.fromEntries(new URLSearchParams(r.rawBody.toString())));
