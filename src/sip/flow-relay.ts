@@ -103,14 +103,22 @@ function homeOf(flow: Flow): FlowHome | null {
   return flow.protocol === 'TCP' ? flow.local : null;
 }
 
+/** What the relay did since start (for tests and logs): requests relayed and refused. */
+export interface FlowRelayCounters {
+  relayed: number;
+  forged: number;
+  failed: number;
+}
+
 export class FlowRelay {
+  readonly counters: FlowRelayCounters = { relayed: 0, forged: 0, failed: 0 };
   /** Relayed INVITEs by `Call-ID|branch` of the request as it reached us, for CANCEL. */
   private readonly invites = new Map<string, ClientRequest>();
   private readonly own: ReadonlySet<string>;
 
   constructor(
     private readonly stack: SipStack,
-    private readonly tokens: FlowTokens,
+    readonly tokens: FlowTokens,
     private readonly log: Logger,
     ownHosts: readonly string[],
   ) {
@@ -169,6 +177,7 @@ export class FlowRelay {
 
     const target = await this.tokens.verify(token);
     if (!target) {
+      this.counters.forged++;
       this.log.warn({ method: rq.method, from: source.address }, 'sip flow token refused');
       if (rq.method !== 'ACK') this.stack.respond(rq, BAD_FLOW_TOKEN.status, { reason: BAD_FLOW_TOKEN.reason });
       return;
@@ -179,9 +188,11 @@ export class FlowRelay {
       ? undefined
       : { ...target, local: { address: '', port: 0 }, node: this.home };
     if (flow && !this.stack.transports.isOpen(flow)) {
+      this.counters.failed++;
       if (rq.method !== 'ACK') this.stack.respond(rq, FLOW_FAILED.status, { reason: FLOW_FAILED.reason });
       return;
     }
+    this.counters.relayed++;
     if (rq.method === 'CANCEL') return this.cancel(rq);
     const mf = Number(fwd.headers['max-forwards'] ?? 70);
     fwd.headers['max-forwards'] = Number.isFinite(mf) ? mf - 1 : 69;
