@@ -179,7 +179,8 @@ export class FlowRelay {
     if (!target) {
       this.counters.forged++;
       this.log.warn({ method: rq.method, from: source.address }, 'sip flow token refused');
-      if (rq.method !== 'ACK') this.stack.respond(rq, BAD_FLOW_TOKEN.status, { reason: BAD_FLOW_TOKEN.reason });
+      if (rq.method !== 'ACK')
+        this.stack.respond(rq, BAD_FLOW_TOKEN.status, { reason: BAD_FLOW_TOKEN.reason });
       return;
     }
     // From the client over its own flow: on to the Request-URI (the other node). Else into the flow.
@@ -216,7 +217,10 @@ export class FlowRelay {
       port: flow.protocol === 'WS' ? (b.ws ?? port) : port,
       params: { transport: flow.protocol.toLowerCase(), lr: null, [FLOW_PARAM]: token },
     });
-    const nodeSide = formatSipAddress(undefined, address, { port, params: { lr: null, [FLOW_PARAM]: token } });
+    const nodeSide = formatSipAddress(undefined, address, {
+      port,
+      params: { lr: null, [FLOW_PARAM]: token },
+    });
     return [
       { uri: clientSide, params: {} },
       { uri: nodeSide, params: {} },

@@ -23,7 +23,8 @@ let phone: Baresip;
 let aPort: number;
 let bTarget: string;
 
-const formsTo = (path: string) => hooks.requestsTo(path).map((q) => new URLSearchParams(q.rawBody.toString()));
+const formsTo = (path: string) =>
+  hooks.requestsTo(path).map((q) => new URLSearchParams(q.rawBody.toString()));
 
 async function numberFor(path: string, number: string): Promise<void> {
   const n = await b.request('POST', `${API}/Accounts/${owner.sid}/IncomingPhoneNumbers.json`, {
