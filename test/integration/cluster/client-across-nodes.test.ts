@@ -185,6 +185,53 @@ describe('a TCP client registered on node A, called from node B', () => {
     expect(parent.status).toBe('completed');
   }, 60_000);
 
+  it('a Dial timeout on B cancels the ringing phone through A: CANCEL relayed, no-answer', async () => {
+    const c = await a.request('POST', `${API}/Accounts/${owner.sid}/Clients.json`, {
+      auth: owner.creds,
+      form: { Login: 'dave', Password: 'dave-secret-1' },
+    });
+    expect(c.status).toBe(201);
+    const ringing = new Baresip({
+      aor: `sip:dave@127.0.0.1:${aPort};transport=tcp`,
+      password: 'dave-secret-1',
+      regint: 600,
+      answermode: 'manual',
+      maxSeconds: 60,
+    });
+    try {
+      await ringing.start();
+      const domain = a.server.config.organization.defaultDomain;
+      const bound = await until(
+        () => b.server.sip!.registrar.locate('dave', domain),
+        (l) => l.length === 1,
+      );
+      expect(bound[0]?.flow.protocol).toBe('TCP');
+      hooks.script('/dial-dave', xml('<Dial action="/dialed-dave" timeout="5"><Client>dave</Client></Dial>'));
+      hooks.script('/dialed-dave', xml('<Hangup/>'));
+      await numberFor('/dial-dave', '+15550410004');
+      const caller = await startSipp({
+        scenario: 'uac-call-expect-bye.xml',
+        remote: bTarget,
+        service: '+15550410004',
+        timeoutSeconds: 30,
+      });
+      await ringing.waitForEvent('CALL_INCOMING', 10_000);
+      // Nobody answers: B's ring timeout CANCELs through A, the phone stops ringing.
+      await ringing.waitForEvent('CALL_CLOSED', 15_000);
+      const result = await caller.done;
+      expect(result.errors).toBe('');
+      expect(result.code).toBe(0);
+      const [dialed] = await until(
+        async () => formsTo('/dialed-dave'),
+        (l) => l.length > 0,
+      );
+      expect(dialed?.get('DialCallStatus')).toBe('no-answer');
+      expect(ringing.events.some((e) => e.type === 'CALL_ESTABLISHED')).toBe(false);
+    } finally {
+      await ringing.stop();
+    }
+  }, 60_000);
+
   it('an SMS to client:carol sent through B arrives as a SIP MESSAGE over A’s connection', async () => {
     await numberFor('/unused', '+15550410003');
     const relayed = a.server.sip!.flows.counters.relayed;
