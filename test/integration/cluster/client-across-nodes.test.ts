@@ -179,9 +179,16 @@ describe('a TCP client registered on node A, called from node B', () => {
       15_000,
     );
     const parentSid = calls[0]!.parent_call_sid;
-    const parent = (
-      await b.request('GET', `${API}/Accounts/${owner.sid}/Calls/${parentSid}.json`, { auth: owner.creds })
-    ).json;
+    // The caller's record is written when its leg ends, a moment after the BYE was answered.
+    const parent = await until(
+      async () =>
+        (
+          await b.request('GET', `${API}/Accounts/${owner.sid}/Calls/${parentSid}.json`, {
+            auth: owner.creds,
+          })
+        ).json,
+      (c) => c.status === 'completed',
+    );
     expect(parent.status).toBe('completed');
   }, 60_000);
 
