@@ -8,6 +8,8 @@
  */
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { authorize, readChallenge } from '../../../src/sip/digest.js';
 import { Baresip } from '../../support/baresip.js';
 import { API, type Credentials, startTestServer, type TestServer } from '../../support/server.js';
 import { SipPeer, sipRequest, statusOf } from '../../support/sip-peer.js';
@@ -50,8 +52,8 @@ async function childCall(parentSid: string) {
 }
 
 beforeAll(async () => {
-  a = await startTestServer({ label: 'clientnodes' });
-  b = await startTestServer({ ns: a.ns });
+  a = await startTestServer({ label: 'clientnodes', env: { SIP_WS_PORT: '0' } });
+  b = await startTestServer({ ns: a.ns, env: { SIP_WS_PORT: '0' } });
   hooks = await startWebhookServer();
   const r = await a.request('POST', `${API}/Accounts.json`, {
     auth: a.admin,
@@ -115,7 +117,7 @@ describe('a TCP client registered on node A, called from node B', () => {
     await phone.waitForEvent('CALL_CLOSED', 10_000, closed + 1);
     // The caller gets B's BYE and answers it 200 (sipp exits 0 only then).
     const result = await caller.done;
-    expect(result.errors).toBe('');
+    expect(result.errors, result.errors).toBe('');
     expect(result.code).toBe(0);
 
     const [dialed] = await until(
@@ -164,7 +166,7 @@ describe('a TCP client registered on node A, called from node B', () => {
     await phone.waitForEvent('CALL_ESTABLISHED', 10_000, established + 1);
     // The caller's BYE got its 200 from B.
     const result = await caller.done;
-    expect(result.errors).toBe('');
+    expect(result.errors, result.errors).toBe('');
     expect(result.code).toBe(0);
     // The phone got B's BYE (relayed by A over its TCP connection).
     await phone.waitForEvent('CALL_CLOSED', 10_000, closed + 1);
@@ -226,7 +228,7 @@ describe('a TCP client registered on node A, called from node B', () => {
       // Nobody answers: B's ring timeout CANCELs through A, the phone stops ringing.
       await ringing.waitForEvent('CALL_CLOSED', 15_000);
       const result = await caller.done;
-      expect(result.errors).toBe('');
+      expect(result.errors, result.errors).toBe('');
       expect(result.code).toBe(0);
       const [dialed] = await until(
         async () => formsTo('/dialed-dave'),
@@ -260,6 +262,121 @@ describe('a TCP client registered on node A, called from node B', () => {
     // Sent: the phone answered the MESSAGE 2xx, through A (the one request A relayed meanwhile).
     expect(m.status).toBe('sent');
     expect(a.server.sip!.flows.counters.relayed - relayed).toBe(1);
+  }, 30_000);
+});
+
+/** A bare SIP-over-WebSocket client (RFC 7118) that registers with digest and answers what it gets. */
+async function wsClient(port: number, login: string, password: string) {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}`, 'sip');
+  const received: string[] = [];
+  ws.on('message', (d) => received.push(String(d)));
+  await new Promise((r, j) => {
+    ws.once('open', r);
+    ws.once('error', j);
+  });
+  const next = async (pred: (m: string) => boolean): Promise<string> => {
+    const end = Date.now() + 10_000;
+    while (Date.now() < end) {
+      const i = received.findIndex(pred);
+      if (i >= 0) return received.splice(i, 1)[0] as string;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`no WS message; saw ${received.map((m) => m.split('\r\n')[0])}`);
+  };
+  const register = (cseq: number, auth?: string) =>
+    [
+      'REGISTER sip:127.0.0.1 SIP/2.0',
+      `Via: SIP/2.0/WS ${login}.invalid;branch=z9hG4bKws${login}${cseq}`,
+      `From: <sip:${login}@127.0.0.1>;tag=w1`,
+      `To: <sip:${login}@127.0.0.1>`,
+      `Call-ID: ws-reg-${login}`,
+      `CSeq: ${cseq} REGISTER`,
+      `Contact: <sip:${login}@${login}.invalid;transport=ws>`,
+      'Expires: 300',
+      'Max-Forwards: 70',
+      ...(auth ? [`Authorization: ${auth}`] : []),
+      'Content-Length: 0',
+      '',
+      '',
+    ].join('\r\n');
+  ws.send(register(1));
+  const challenge = await next((m) => m.startsWith('SIP/2.0 401'));
+  const header = /^WWW-Authenticate:\s*Digest\s+(.*)$/im.exec(challenge)?.[1] as string;
+  const params = Object.fromEntries(
+    [...header.matchAll(/(\w+)=("[^"]*"|[^,\s]+)/g)].map((m) => [m[1], m[2]]),
+  ) as Record<string, string>;
+  const auth = authorize(
+    readChallenge({ scheme: 'Digest', ...params })!,
+    { username: login, password },
+    'REGISTER',
+    'sip:127.0.0.1',
+  );
+  const authText = `Digest ${Object.entries(auth!)
+    .filter(([k]) => k !== 'scheme')
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ')}`;
+  ws.send(register(2, authText));
+  const ok = await next((m) => /^SIP\/2\.0 [2-6]/.test(m));
+  /** Answers a request with `status`, echoing its Via, From, To (with a tag), Call-ID and CSeq. */
+  const answer = (rq: string, status: string) => {
+    const head = rq.slice(0, rq.indexOf('\r\n\r\n')).split('\r\n');
+    const pick = (name: string) => head.filter((l) => new RegExp(`^${name}:`, 'i').test(l));
+    const [to] = pick('To');
+    ws.send(
+      [
+        `SIP/2.0 ${status}`,
+        ...pick('Via'),
+        ...pick('From'),
+        `${to};tag=ws${login}`,
+        ...pick('Call-ID'),
+        ...pick('CSeq'),
+        'Content-Length: 0',
+        '',
+        '',
+      ].join('\r\n'),
+    );
+  };
+  return { ws, ok, next, answer };
+}
+
+describe('a WS client registered on node A', () => {
+  it('gets an SMS sent through B over its WebSocket on A, and its 200 makes the SMS sent', async () => {
+    const c = await a.request('POST', `${API}/Accounts/${owner.sid}/Clients.json`, {
+      auth: owner.creds,
+      form: { Login: 'webby', Password: 'webby-secret-1' },
+    });
+    expect(c.status).toBe(201);
+    const client = await wsClient(a.server.sip!.bound!.ws as number, 'webby', 'webby-secret-1');
+    try {
+      expect(client.ok).toMatch(/^SIP\/2\.0 200/);
+      const domain = a.server.config.organization.defaultDomain;
+      const [binding] = await b.server.sip!.registrar.locate('webby', domain);
+      expect(binding?.flow).toMatchObject({ protocol: 'WS', node: { address: '127.0.0.1', port: aPort } });
+      await numberFor('/unused-ws', '+15550410005');
+      const sent = await b.request('POST', `${API}/Accounts/${owner.sid}/SMS/Messages.json`, {
+        auth: owner.creds,
+        form: { From: '+15550410005', To: 'client:webby', Body: 'over the websocket' },
+      });
+      expect(sent.status).toBe(201);
+      const message = await client.next((m) => m.startsWith('MESSAGE '));
+      expect(message).toContain('over the websocket');
+      // Relayed by A: its Via on top of B's (B's own sends carry one Via).
+      expect(message.match(/^Via:/gim)).toHaveLength(2);
+      client.answer(message, '200 OK');
+      const m = await until(
+        async () =>
+          (
+            await b.request('GET', `${API}/Accounts/${owner.sid}/SMS/Messages/${sent.json.sid}.json`, {
+              auth: owner.creds,
+            })
+          ).json,
+        (x) => x.status !== 'sending' && x.status !== 'queued',
+        15_000,
+      );
+      expect(m.status).toBe('sent');
+    } finally {
+      client.ws.close();
+    }
   }, 30_000);
 });
 
