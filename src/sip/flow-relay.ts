@@ -134,6 +134,12 @@ export class FlowRelay {
   isLocal(flow: Flow): boolean {
     const home = homeOf(flow);
     if (!home) return true;
+    if (flow.node) return this.isOwn(flow.node);
+    // Not stamped: a flow our transports reported (a dialog's), or a binding from before the stamp.
+    return this.stack.transports.isOpen(flow) || this.isOwn(home);
+  }
+
+  private isOwn(home: FlowHome): boolean {
     return home.port === this.stack.port && this.own.has(home.address.toLowerCase());
   }
 
