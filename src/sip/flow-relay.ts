@@ -14,7 +14,9 @@
  *   token in their Route set and cross A both ways: a request that arrives over the flow the token
  *   names goes on to its Request-URI (towards B), any other goes into the flow (RFC 5626 §5.3).
  * - A token whose signature fails: 403. A good token whose connection is gone: 430 Flow Failed
- *   (RFC 5626 §11.6). ACKs, which take no response, are dropped in both cases.
+ *   (RFC 5626 §11.6). ACKs, which take no response, are dropped in both cases. A request from the
+ *   client itself that would open a new dialog or transaction through us (no To-tag): 403, since
+ *   it would pass by digest authentication and the call runtime on its way out.
  *
  * UDP contacts are reached directly from every node; nothing here applies to them.
  */
@@ -31,6 +33,7 @@ export const FLOW_PARAM = 'sb-flow';
 /** RFC 5626 §11.6. */
 export const FLOW_FAILED = { status: 430, reason: 'Flow Failed' } as const;
 export const BAD_FLOW_TOKEN = { status: 403, reason: 'Invalid Flow Token' } as const;
+export const NEW_REQUEST_REFUSED = { status: 403, reason: 'Flow Token Not For New Requests' } as const;
 
 const SIGNATURE_BYTES = 12;
 const PROTOCOLS: ReadonlySet<string> = new Set<TransportProtocol>(['TCP', 'WS']);
@@ -194,6 +197,13 @@ export class FlowRelay {
     const flow: Flow | undefined = outward
       ? undefined
       : { ...target, local: { address: '', port: 0 }, node: this.home };
+    // The client may use its token only for requests of the dialogs we relayed (BYE, re-INVITE):
+    // a new request through us would pass by authentication and the call runtime (toll fraud).
+    if (outward && tagOf(rq.headers.to) === undefined && rq.method !== 'ACK') {
+      this.counters.forged++;
+      this.stack.respond(rq, NEW_REQUEST_REFUSED.status, { reason: NEW_REQUEST_REFUSED.reason });
+      return;
+    }
     if (flow && !this.stack.transports.isOpen(flow)) {
       this.counters.failed++;
       if (rq.method !== 'ACK') this.stack.respond(rq, FLOW_FAILED.status, { reason: FLOW_FAILED.reason });

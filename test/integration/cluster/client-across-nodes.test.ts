@@ -374,6 +374,28 @@ describe('a WS client registered on node A', () => {
         15_000,
       );
       expect(m.status).toBe('sent');
+
+      // The client knows its token (Record-Route shows it) but may not open new requests with it:
+      // through A they would skip digest authentication and the call runtime.
+      const token = await a.server.sip!.flows.tokens.sign(binding!.flow);
+      client.ws.send(
+        [
+          'INVITE sip:+15550000999@198.51.100.7 SIP/2.0',
+          'Via: SIP/2.0/WS webby.invalid;branch=z9hG4bKwsfraud1',
+          'From: <sip:webby@127.0.0.1>;tag=fraud',
+          'To: <sip:+15550000999@198.51.100.7>',
+          'Call-ID: ws-fraud-1',
+          'CSeq: 1 INVITE',
+          `Route: <sip:127.0.0.1:${aPort};lr;sb-flow=${token}>`,
+          'Contact: <sip:webby@webby.invalid;transport=ws>',
+          'Max-Forwards: 70',
+          'Content-Length: 0',
+          '',
+          '',
+        ].join('\r\n'),
+      );
+      const refused = await client.next((r) => r.includes('ws-fraud-1') && /^SIP\/2\.0 [2-6]/.test(r));
+      expect(refused).toMatch(/^SIP\/2\.0 403 Flow Token Not For New Requests/);
     } finally {
       client.ws.close();
     }
