@@ -190,6 +190,8 @@ function callerIdPolicy(env: Env): 'open' | 'verified' {
   return v;
 }
 
+const UNSPECIFIED_ADDRESSES = new Set(['0.0.0.0', '::', '0:0:0:0:0:0:0:0']);
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'HTTP_PORT', 8080, 0, 65535);
   const host = str(env, 'HTTP_HOST', '0.0.0.0');
@@ -285,6 +287,12 @@ export function loadConfig(env: Env = process.env): Config {
     if (!(e instanceof SipUriError)) throw e;
     throw new ConfigError(`SIP_PUBLIC_ADDRESS must be a host name or an IP address (${e.reason})`);
   }
+  // Peers and the other nodes reach this node at that address (Via, Contact, the node that holds a
+  // client's connection, docs/cluster.md): a wildcard names no host.
+  if (UNSPECIFIED_ADDRESSES.has(config.sip.publicAddress.replace(/^\[|\]$/g, '')))
+    throw new ConfigError(
+      'SIP_PUBLIC_ADDRESS must name this node (set it when SIP_HOST is a wildcard such as 0.0.0.0)',
+    );
   if (config.ussd.gatewayUri !== null) {
     try {
       parseHostOrSipUri(config.ussd.gatewayUri);

@@ -243,7 +243,9 @@ export class SipLegs implements SipPort {
 
   private contactFor(legId: string, flow: Flow | null, requestUri?: string): string {
     const byUri = requestUri === undefined ? undefined : sipUriOf(requestUri)?.params.transport;
-    const transport = flow?.protocol ?? (byUri?.toLowerCase() === 'tcp' ? 'TCP' : 'UDP');
+    // A flow another node holds is reached through that node, which relays back to us over UDP.
+    const relayed = flow !== null && !this.stack.holdsFlow(flow);
+    const transport = relayed ? 'UDP' : (flow?.protocol ?? (byUri?.toLowerCase() === 'tcp' ? 'TCP' : 'UDP'));
     return formatSipAddress(legId, this.stack.host, {
       port: this.stack.port,
       params: transport === 'UDP' ? {} : { transport: transport.toLowerCase() },

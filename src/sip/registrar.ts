@@ -211,7 +211,11 @@ export class Registrar {
           cseq: rq.headers.cseq.seq,
           accountSid: auth.subject.client.accountSid,
           clientSid: auth.subject.client.sid,
-          flow,
+          // Other nodes reach a TCP/WS client through the node holding its connection: this one.
+          flow:
+            flow.protocol === 'UDP'
+              ? flow
+              : { ...flow, node: { address: this.stack.host, port: this.stack.port } },
           userAgent: headerText(rq, 'user-agent') ?? null,
           // The store keeps the first registration time of a contact it already has.
           registeredAt: now,

@@ -10,6 +10,7 @@ import type { GatewayStore } from '../store/gateway-store.js';
 import type { LeaseStore } from '../store/lease-store.js';
 import type { RegistrationStore } from '../store/registration-store.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
+import { FlowRelay, FlowTokens } from './flow-relay.js';
 import { GatewayRegistrations, gatewayTarget } from './gateways.js';
 import { SipLegs } from './legs.js';
 import { ALLOW_HEADER, type SipRequest, sipUriOf, tagOf } from './message.js';
@@ -37,6 +38,8 @@ export class SipService {
   readonly registrar: Registrar;
   readonly legs: SipLegs;
   readonly gateways: GatewayRegistrations;
+  /** Reaches TCP/WS clients held by other nodes, and relays for them into ours (flow-relay.ts). */
+  readonly flows: FlowRelay;
   private ports: BoundPorts | null = null;
   private closing = false;
   private draining = false;
@@ -66,6 +69,13 @@ export class SipService {
       },
       log,
     );
+    this.flows = new FlowRelay(
+      this.stack,
+      new FlowTokens(() => stores.registrations.digestSecret()),
+      log.child({ component: 'flow-relay' }),
+      [options.host, options.publicAddress],
+    );
+    this.stack.useFlowRouter(this.flows);
     this.legs = new SipLegs(this.stack, log);
     this.gateways = new GatewayRegistrations(
       this.stack,
@@ -122,6 +132,8 @@ export class SipService {
   }
 
   private dispatch(rq: SipRequest, flow: Flow): void {
+    // Another node's request for a client whose connection we hold (even while draining).
+    if (rq.method !== 'REGISTER' && this.flows.claims(rq)) return void this.flows.handle(rq, flow);
     const inDialog = tagOf(rq.headers.to) !== undefined;
     switch (rq.method) {
       case 'REGISTER':

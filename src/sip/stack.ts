@@ -87,6 +87,15 @@ export interface ClientRequest {
   cancel(): void;
 }
 
+/**
+ * Reaches flows another node holds (flow-relay.ts). Without one every flow is taken as this node's.
+ */
+export interface FlowRouter {
+  isLocal(flow: Flow): boolean;
+  /** Puts the Route through the flow's home node first (or finds it there already). */
+  routeThrough(rq: SipRequest, flow: Flow): Promise<void>;
+}
+
 export interface StackCounters {
   received: number;
   rejected: number;
@@ -98,6 +107,7 @@ export class SipStack {
   readonly transports: SipTransports;
   private readonly layer: TransactionLayer;
   private handler: RequestHandler = (rq) => this.respond(rq, 503);
+  private flowRouter: FlowRouter | null = null;
   /** Where to answer a request that has no server transaction (STATELESS_METHODS). */
   private readonly statelessReplies = new WeakMap<SipRequest, { flow: Flow; key: string | null }>();
   private readonly recentReplies = new RecentReplies();
@@ -123,6 +133,15 @@ export class SipStack {
 
   onRequest(handler: RequestHandler): void {
     this.handler = handler;
+  }
+
+  useFlowRouter(router: FlowRouter): void {
+    this.flowRouter = router;
+  }
+
+  /** Whether this node holds the flow's connection (always, without a flow router). */
+  holdsFlow(flow: Flow): boolean {
+    return this.flowRouter?.isLocal(flow) ?? true;
   }
 
   start() {
@@ -435,6 +454,18 @@ export class SipStack {
       }
     };
     if (options.flow) {
+      const router = this.flowRouter;
+      if (router && !router.isLocal(options.flow)) {
+        // Another node holds the connection: send through it, by the Route now on the request.
+        router.routeThrough(rq, options.flow).then(
+          () => this.targets(rq, {}, done),
+          (err) => {
+            this.log.warn({ err, method: rq.method }, 'sip flow route failed');
+            finish([]);
+          },
+        );
+        return;
+      }
       finish(this.transports.isOpen(options.flow) ? [options.flow] : []);
       return;
     }

@@ -16,11 +16,22 @@ import type { SipMeter, SipWireDirection } from '../metrics/port.js';
 
 export type TransportProtocol = 'UDP' | 'TCP' | 'WS';
 
+/** A node's SIP address (its advertised host and SIP port). */
+export interface FlowHome {
+  readonly address: string;
+  readonly port: number;
+}
+
 export interface Flow {
   readonly protocol: TransportProtocol;
   readonly address: string;
   readonly port: number;
   readonly local: { readonly address: string; readonly port: number };
+  /**
+   * The SIP address of the node holding this connection, stamped by the registrar on the bindings
+   * it takes; other nodes reach a TCP/WS client through it (flow-relay.ts).
+   */
+  readonly node?: FlowHome;
 }
 
 export interface Target {

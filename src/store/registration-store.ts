@@ -9,6 +9,11 @@ export interface BindingFlow {
   readonly address: string;
   readonly port: number;
   readonly local: { readonly address: string; readonly port: number };
+  /**
+   * SIP address (advertised host, SIP port) of the node that took the registration and holds the
+   * connection; absent in bindings written before nodes stamped it.
+   */
+  readonly node?: { readonly address: string; readonly port: number };
 }
 
 export interface Binding {

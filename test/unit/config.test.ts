@@ -26,6 +26,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATABASE_URL: 'not a url' })).toThrow(/not a URL/);
     expect(() => loadConfig({ SIP_PUBLIC_ADDRESS: 'sip.example.com:5080' })).toThrow(/SIP_PUBLIC_ADDRESS/);
     expect(() => loadConfig({ SIP_HOST: 'bad host' })).toThrow(/SIP_PUBLIC_ADDRESS/);
+    // Other nodes reach this one at its public address: a wildcard names no node.
+    expect(() => loadConfig({ SIP_HOST: '0.0.0.0' })).toThrow(/SIP_PUBLIC_ADDRESS must name this node/);
+    expect(() => loadConfig({ SIP_PUBLIC_ADDRESS: '::' })).toThrow(/SIP_PUBLIC_ADDRESS must name this node/);
+    expect(loadConfig({ SIP_HOST: '0.0.0.0', SIP_PUBLIC_ADDRESS: '10.0.0.5' }).sip.publicAddress).toBe(
+      '10.0.0.5',
+    );
     for (const host of ['sip.example.com', '203.0.113.7', '2001:db8::7', '[2001:db8::7]']) {
       expect(loadConfig({ SIP_PUBLIC_ADDRESS: host }).sip.publicAddress).toBe(host);
     }

@@ -68,6 +68,8 @@ export function submitSmsLogic(deps: {
  * `deliverToClient`: a SIP MESSAGE through the messenger current when the message is sent (the SIP
  * core sets it after the service starts; until then 30003).
  */
+const CLIENT_UNREACHABLE: ReadonlySet<number> = new Set([404, 408, 430, 480]);
+
 export function deliverToClientLogic(messenger: () => ClientMessenger | null) {
   return fromPromise<SendOutput, SendInput>(async ({ input, signal }) => {
     const m = messenger();
@@ -83,10 +85,8 @@ export function deliverToClientLogic(messenger: () => ClientMessenger | null) {
       signal,
     );
     if (r.status >= 200 && r.status < 300) return { providerIds: [], possibleDuplicate: false };
-    // 404/480: the client is unknown or not registered now; anything else: unknown error.
-    throw failure(
-      false,
-      r.status === 404 || r.status === 480 || r.status === 408 ? UNREACHABLE : UNKNOWN_ERROR,
-    );
+    // 404/480: the client is unknown or not registered now; 430: its connection (held by another
+    // node) is gone (RFC 5626 Flow Failed); anything else: unknown error.
+    throw failure(false, CLIENT_UNREACHABLE.has(r.status) ? UNREACHABLE : UNKNOWN_ERROR);
   });
 }

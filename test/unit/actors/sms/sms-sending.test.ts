@@ -114,9 +114,10 @@ describe('deliverToClient', () => {
     ]);
   });
 
-  it('maps a not-found, unavailable or timed-out client to 30003 and any other status to 30008', async () => {
+  it('maps a not-found, unavailable, timed-out or flow-failed client to 30003, any other status to 30008', async () => {
     for (const [status, code] of [
       [404, 30003],
+      [430, 30003],
       [480, 30003],
       [408, 30003],
       [500, 30008],
