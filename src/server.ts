@@ -8,7 +8,8 @@
  */
 import type { AccountService } from './actors/account/account-service.js';
 import { CallCommands } from './actors/call/call-commands.js';
-import type { ConferenceRooms } from './actors/interpreter/verbs/conference-rooms.js';
+import type { ConferenceRooms, LiveConferences } from './actors/interpreter/verbs/conference-rooms.js';
+import { NodeRpcRoutes } from './actors/node-rpc-routes.js';
 import type { SmsService } from './actors/sms/sms-service.js';
 import { ClusterFigures, publishedFigures } from './actors/supervision/cluster-figures.js';
 import { LiveStream } from './actors/supervision/live-stream.js';
@@ -134,6 +135,11 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     });
     await streamRelay.subscribe((message) => liveStream.applyRemote(message));
     let conferences: ConferenceRooms | null = null;
+    let liveConferences: LiveConferences | null = null;
+    // Requests between nodes (one subscription per node): call commands and conferences.
+    const rpc = new RedisNodeRpc(connections.redis, connections.sub, connections.keys, config.instanceId);
+    lifecycle.onClose(() => rpc.close());
+    const rpcRoutes = new NodeRpcRoutes(rpc);
 
     lifecycle.onClose(() => liveStream.close());
     // Registrations reach the stream as the registrar announces them (expiry: the stream's timers).
@@ -152,9 +158,12 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         metrics,
         readiness,
         callObservers: [supervisor.observe, liveStream.observe],
-        onConferences: (rooms) => {
+        onConferences: (rooms, live) => {
           conferences = rooms;
+          liveConferences = live;
         },
+        rpc: rpcRoutes.route('conference.'),
+        rpcTimeoutMs: COMMAND_FORWARD_TIMEOUT_MS,
       },
       lifecycle,
     );
@@ -169,12 +178,10 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     // REST commands on a call reach the node that runs it, from any node.
     let callCommands: CallCommands | null = null;
     if (callRuntime) {
-      const rpc = new RedisNodeRpc(connections.redis, connections.sub, connections.keys, config.instanceId);
-      lifecycle.onClose(() => rpc.close());
       callCommands = new CallCommands({
         runtime: callRuntime,
         owners: repositories.calls,
-        rpc,
+        rpc: rpcRoutes.route('call.'),
         self: config.instanceId,
         timeoutMs: COMMAND_FORWARD_TIMEOUT_MS,
       });
@@ -202,7 +209,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       repositories,
       sip,
       callRuntime,
-      conferences,
+      conferences: liveConferences,
       callCommands,
       sms,
       smsStore,

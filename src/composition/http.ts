@@ -15,7 +15,7 @@ import type { Duplex } from 'node:stream';
 import type { AccountService } from '../actors/account/account-service.js';
 import type { CallCommands } from '../actors/call/call-commands.js';
 import type { CallRuntime } from '../actors/call/call-runtime.js';
-import type { ConferenceRooms } from '../actors/interpreter/verbs/conference-rooms.js';
+import type { LiveConferences } from '../actors/interpreter/verbs/conference-rooms.js';
 import type { SmsService } from '../actors/sms/sms-service.js';
 import type { ClusterFigures } from '../actors/supervision/cluster-figures.js';
 import type { LiveStream } from '../actors/supervision/live-stream.js';
@@ -99,7 +99,7 @@ export interface HttpParts {
   readonly sip: SipService | null;
   readonly callRuntime: CallRuntime | null;
   /** This node's live conferences (null with SIP_ENABLED=false). */
-  readonly conferences?: ConferenceRooms | null;
+  readonly conferences?: LiveConferences | null;
   readonly callCommands: CallCommands | null;
   readonly sms: SmsService;
   readonly smsStore: SmsStore;

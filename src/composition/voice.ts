@@ -17,13 +17,14 @@ import {
   statusCallbacks as conferenceCallbacks,
   recordWriter,
 } from '../actors/conference/conference-observers.js';
+import { RemoteConferences } from '../actors/conference/remote-conferences.js';
 import { createInterpreterMachine } from '../actors/interpreter/interpreter.machine.js';
 import {
   type InterpreterServices,
   MediaEventRouter,
   webhookFetcher,
 } from '../actors/interpreter/services.js';
-import { ConferenceRooms } from '../actors/interpreter/verbs/conference-rooms.js';
+import { ConferenceRooms, type LiveConferences } from '../actors/interpreter/verbs/conference-rooms.js';
 import { SipClientMessenger } from '../actors/sms/client-messenger.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -34,7 +35,10 @@ import type { Readiness } from '../metrics/readiness.js';
 import { userOf } from '../sip/message.js';
 import { SipService } from '../sip/service.js';
 import { formatSipAddress } from '../sip/sip-uri.js';
+import { ConferenceEndReason, ConferenceStatus } from '../store/conference-store.js';
+import type { NodeRpc } from '../store/node-rpc.js';
 import { RedisCallAdmission } from '../store/redis/call-admission.js';
+import { RedisConferenceOwners } from '../store/redis/conference-owner.js';
 import { RedisLeases } from '../store/redis/leases.js';
 import { RedisRegistrationStore } from '../store/redis/registration-store.js';
 import type { WebhookClient } from '../webhooks/index.js';
@@ -95,8 +99,15 @@ export interface VoiceDeps {
   readonly readiness?: Readiness;
   /** Live views fed by every call event (the supervisor's). */
   readonly callObservers?: readonly CallObserver[];
-  /** Receives this node's conferences once composed (the REST API reads them). */
-  readonly onConferences?: (conferences: ConferenceRooms) => void;
+  /**
+   * Receives this node's conferences once composed, and what the REST API reads and commands
+   * (every node's live conferences when `rpc` is given).
+   */
+  readonly onConferences?: (conferences: ConferenceRooms, live: LiveConferences) => void;
+  /** Requests between nodes (kind `conference.*`): rooms span the cluster's nodes. */
+  readonly rpc?: NodeRpc;
+  /** How long a request to another node waits for its answer. */
+  readonly rpcTimeoutMs?: number;
 }
 
 /** Call admission, then (with SIP) the media engine, call runtime and interpreter; recovers this node's calls. */
@@ -163,13 +174,40 @@ export async function composeVoice(
       }, logger),
     );
     let muteCall: ((callSid: string, muted: boolean) => boolean) | null = null;
+    let remote: RemoteConferences | null = null;
     const conferences = new ConferenceRooms({
-      publish: conferenceEvents.publish,
+      publish: (e) => {
+        conferenceEvents.publish(e);
+        remote?.observe(e);
+      },
       muteCall: (callSid, muted) => muteCall?.(callSid, muted) ?? false,
     });
-    deps.onConferences?.(conferences);
     // One media subscription fanned out per endpoint, for the calls, the Dialer and the interpreter.
     const mediaEvents = new MediaEventRouter(media);
+    // A room runs on one node (its claim's holder); calls on other nodes join it over an RTP link.
+    if (deps.rpc) {
+      const store = deps.repositories.conferences;
+      remote = new RemoteConferences({
+        rooms: conferences,
+        media,
+        mediaEvents,
+        owners: new RedisConferenceOwners(redis, keys),
+        calls,
+        rpc: deps.rpc,
+        self: config.instanceId,
+        leaseMs: config.limits.callLeaseMs,
+        timeoutMs: deps.rpcTimeoutMs ?? 3000,
+        completeRecord: (sid, at) =>
+          store.update(sid, {
+            status: ConferenceStatus.Completed,
+            reasonConferenceEnded: ConferenceEndReason.NodeStopped,
+            dateUpdated: at,
+          }),
+        logger: logger.child({ component: 'conferences' }),
+      });
+      await remote.serve();
+    }
+    deps.onConferences?.(conferences, remote ?? conferences);
     const { runtime, legs, inbound, recovery } = composeCalls({
       // A call's own Mute (POST /Calls/{sid}) shows on its participant too.
       observers: [
@@ -280,6 +318,7 @@ export async function composeVoice(
       createRecording,
       notify: (n) => notifier.notify(n),
       conferences,
+      ...(remote ? { remoteConferences: remote } : {}),
     });
     callRuntime = runtime;
     muteCall = (callSid, muted) => runtime.setMuted(callSid, muted);
@@ -290,6 +329,7 @@ export async function composeVoice(
       recovery.stop();
       inbound.stop();
       runtime.stop();
+      remote?.close();
       conferences.close();
       await conferenceEvents.drain();
     });

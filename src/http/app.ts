@@ -6,7 +6,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { AccountService } from '../actors/account/account-service.js';
 import type { CallCommands } from '../actors/call/call-commands.js';
 import type { CallRuntime } from '../actors/call/call-runtime.js';
-import type { ConferenceRooms } from '../actors/interpreter/verbs/conference-rooms.js';
+import type { LiveConferences } from '../actors/interpreter/verbs/conference-rooms.js';
 import type { Logger } from '../logger.js';
 import type { Notifier } from '../notifications/notifier.js';
 import type { NumberProvider } from '../numbers/provider.js';
@@ -91,7 +91,7 @@ export interface AppDeps {
   /** Conference records (the REST list and get). */
   readonly conferenceStore?: ConferenceStore;
   /** This node's live conferences: participants and commands (null with SIP_ENABLED=false). */
-  readonly conferences?: ConferenceRooms | null;
+  readonly conferences?: LiveConferences | null;
   /** Live-call commands, here or forwarded to the call's node (null with SIP_ENABLED=false). */
   readonly callCommands: CallCommands | null;
   readonly profiles: ProfileStore;

@@ -11,6 +11,7 @@
 import type { MediaEvent, MediaPort } from '../../media/port.js';
 import type { NotifyInput } from '../../notifications/notifier.js';
 import type { HttpMethod, Params, WebhookClient, WebhookResult } from '../../webhooks/index.js';
+import type { RemoteConferences } from '../conference/remote-conferences.js';
 import type { ConferenceRooms } from './verbs/conference-rooms.js';
 
 /**
@@ -214,6 +215,8 @@ export interface InterpreterServices {
   notify(input: NotifyInput): unknown;
   /** This node's conference rooms (shared with the REST layer); one of its own when not given. */
   readonly conferences?: ConferenceRooms;
+  /** Rooms across the cluster's nodes; without it, every room runs on this node. */
+  readonly remoteConferences?: Pick<RemoteConferences, 'join'>;
   /**
    * Waits `ms` (`<Pause>` outside a Gather); resolves early never, rejects when `signal` aborts.
    * Defaults to a `setTimeout` timer; tests may inject a clock.

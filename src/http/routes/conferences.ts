@@ -10,8 +10,8 @@ import type { Request, Response } from 'express';
 import type { ConferenceEvent } from '../../actors/conference/conference.types.js';
 import type {
   CommandResult,
-  ConferenceRooms,
   LiveConference,
+  LiveConferences,
 } from '../../actors/interpreter/verbs/conference-rooms.js';
 import { parseFilterDate } from '../../dates.js';
 import { AppError } from '../../errors.js';
@@ -32,8 +32,8 @@ import { urlParam } from '../validate.js';
 
 export interface ConferenceRouteDeps {
   readonly store: ConferenceStore;
-  /** This node's live conferences; null when SIP is disabled (nothing is live). */
-  readonly live: ConferenceRooms | null;
+  /** The live conferences (this node's, or in a cluster wherever they run); null when SIP is disabled. */
+  readonly live: LiveConferences | null;
 }
 
 const BASE = `${API_ROOT}/Accounts/:accountSid/Conferences`;
@@ -72,15 +72,16 @@ export function conferenceRoutes(routes: RouteTable, deps: ConferenceRouteDeps):
     sid: string,
   ): Promise<{ record: ConferenceRecord; live: LiveConference | null }> {
     const accountSid = accountOf(res).sid;
-    const live = deps.live?.get(accountSid, sid) ?? null;
+    const live = (await deps.live?.get(accountSid, sid)) ?? null;
     if (live) return { record: liveConferenceRecord(live.context, live.status), live };
     const record = await deps.store.get(accountSid, sid);
     if (!record) throw new AppError('NotFound', `Conference ${sid} not found`);
     return { record, live: null };
   }
 
-  function command(res: Response, sid: string, event: ConferenceEvent): void {
-    const result: CommandResult = deps.live?.command(accountOf(res).sid, sid, event) ?? 'no-conference';
+  async function command(res: Response, sid: string, event: ConferenceEvent): Promise<void> {
+    const result: CommandResult =
+      (await deps.live?.command(accountOf(res).sid, sid, event)) ?? 'no-conference';
     if (result === 'no-participant')
       throw new AppError('NotFound', 'Participant not found in this conference');
     if (result === 'no-conference') throw new AppError('Conflict', `Conference ${sid} is not running`);
@@ -115,17 +116,18 @@ export function conferenceRoutes(routes: RouteTable, deps: ConferenceRouteDeps):
         { offset: pg.offset, limit: pg.pageSize },
       );
       const format = formatOf(res);
+      // Only a conference whose record is not completed can be live (then its actor has the news).
+      const rows = await Promise.all(
+        items.map(async (c) => {
+          const live = c.status === 'COMPLETED' ? null : await deps.live?.get(account.sid, c.sid);
+          return conferenceDto(live ? liveConferenceRecord(live.context, live.status) : c, format);
+        }),
+      );
       sendPage(
         res,
         format,
         'Conferences',
-        new Items(
-          'Conference',
-          items.map((c) => {
-            const live = deps.live?.get(account.sid, c.sid);
-            return conferenceDto(live ? liveConferenceRecord(live.context, live.status) : c, format);
-          }),
-        ),
+        new Items('Conference', rows),
         pageEnvelope({
           req,
           format,
@@ -154,8 +156,9 @@ export function conferenceRoutes(routes: RouteTable, deps: ConferenceRouteDeps):
       if (status === undefined && !announceUrl)
         throw new AppError('MissingParameter', 'One of Status or AnnounceUrl is required');
       const at = Date.now();
-      if (announceUrl) command(res, sid, { type: 'http.announce', callSid: null, url: announceUrl, at });
-      if (status) command(res, sid, { type: 'http.end', at });
+      if (announceUrl)
+        await command(res, sid, { type: 'http.announce', callSid: null, url: announceUrl, at });
+      if (status) await command(res, sid, { type: 'http.end', at });
       const { record } = await find(res, sid);
       send(res, formatOf(res), 'Conference', conferenceDto(record, formatOf(res)));
     },
@@ -211,9 +214,9 @@ export function conferenceRoutes(routes: RouteTable, deps: ConferenceRouteDeps):
       const holdUrl = urlParam(p, 'HoldUrl') ?? null;
       const announceUrl = urlParam(p, 'AnnounceUrl');
       const at = Date.now();
-      if (mute !== undefined) command(res, sid, { type: 'http.mute', callSid, muted: mute, at });
-      if (hold !== undefined) command(res, sid, { type: 'http.hold', callSid, hold, holdUrl, at });
-      if (announceUrl) command(res, sid, { type: 'http.announce', callSid, url: announceUrl, at });
+      if (mute !== undefined) await command(res, sid, { type: 'http.mute', callSid, muted: mute, at });
+      if (hold !== undefined) await command(res, sid, { type: 'http.hold', callSid, hold, holdUrl, at });
+      if (announceUrl) await command(res, sid, { type: 'http.announce', callSid, url: announceUrl, at });
       const after = await participantOf(req, res);
       const participant = after.live.context.participants[callSid];
       if (!participant) throw new AppError('NotFound', `Participant ${callSid} not found`);
@@ -221,7 +224,7 @@ export function conferenceRoutes(routes: RouteTable, deps: ConferenceRouteDeps):
     },
     DELETE: async (req, res) => {
       const { sid, callSid } = await participantOf(req, res);
-      command(res, sid, { type: 'http.kick', callSid, at: Date.now() });
+      await command(res, sid, { type: 'http.kick', callSid, at: Date.now() });
       res.status(204).end();
     },
   });

@@ -43,6 +43,13 @@ export function redisKeys(prefix: string) {
     accountCallSlots: (accountSid: string) => `${p}{account:${accountSid}}:slots`,
     /** Calls started by the account in one second (epoch seconds), for the CPS limit; slot of the above. */
     accountCps: (accountSid: string, second: number) => `${p}{account:${accountSid}}:cps:${second}`,
+    // conferences across nodes
+    /** The node that owns a room (`AC…:name`), under a lease it renews. */
+    conferenceRoom: (room: string) => `${p}conf:room:${room}`,
+    /** Where a live conference runs (JSON node and room), refreshed with its room's claim. */
+    conferenceLocation: (sid: string) => `${p}conf:${sid}:at`,
+    /** Set once when a conference's record is completed (by its owner or a survivor). */
+    conferenceEnded: (sid: string) => `${p}conf:${sid}:ended`,
     // nodes
     /** Requests addressed to one node (NodeRpc), and its replies. */
     nodeRequests: (node: string) => `${p}chan:node:${node}:requests`,

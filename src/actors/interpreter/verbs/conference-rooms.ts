@@ -69,6 +69,12 @@ export interface LiveConference {
 /** Outcome of a REST command on a participant or conference. */
 export type CommandResult = 'ok' | 'no-conference' | 'no-participant';
 
+/** What the REST layer reads and commands: this node's rooms, or in a cluster every node's. */
+export interface LiveConferences {
+  get(accountSid: string, sid: string): Promise<LiveConference | null> | LiveConference | null;
+  command(accountSid: string, sid: string, event: ConferenceEvent): Promise<CommandResult> | CommandResult;
+}
+
 export interface ConferenceRoomsOptions {
   /** Receives every conference's domain events (record writer, status callbacks). */
   readonly publish?: (event: ConferenceEmitted) => void;

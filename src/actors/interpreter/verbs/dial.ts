@@ -27,8 +27,9 @@ import {
 } from '../markup/index.js';
 import { resolveUrl } from '../params.js';
 import type { DialOutcome, DialTarget, InterpreterServices } from '../services.js';
-import { ConferenceRooms, type Seat } from './conference-rooms.js';
-import { aborted, attrsOf, awaitMedia, HANGUP, NEXT, type VerbDefinition } from './support.js';
+import { enterRoom, type RoomJoin, type StayOutcome, stayInRoom } from './conference-join.js';
+import { ConferenceRooms } from './conference-rooms.js';
+import { attrsOf, HANGUP, NEXT, type VerbDefinition } from './support.js';
 
 export { type DialAttrs, dialAttrs };
 
@@ -80,44 +81,6 @@ export function dialParams(outcome: DialOutcome): Array<readonly [string, string
   return params;
 }
 
-/**
- * Until the conference has started (`startConferenceOnEnter`): waits outside the mixer, hearing
- * `waitUrl` looped (else silence). `started` when it may join; `dismissed` when it leaves without
- * joining (kicked, the conference ended); `gone` when the endpoint went away first.
- */
-async function waitForStart(
-  services: InterpreterServices,
-  input: VerbInput,
-  signal: AbortSignal,
-  seat: Seat,
-  waitUrl: string | null,
-): Promise<'started' | 'dismissed' | 'gone'> {
-  const endpointId = input.call.endpointId;
-  if (waitUrl !== null) {
-    services.media.play(endpointId, `${input.opId}:wait`, { kind: 'url', url: waitUrl }, { loop: 0 });
-  }
-  try {
-    return await new Promise<'started' | 'dismissed' | 'gone'>((resolve, reject) => {
-      const off = services.mediaEvents.on(endpointId, (e) => {
-        if (e.type === 'media.endpointLost' || e.type === 'media.released') done('gone');
-      });
-      const onAbort = () => {
-        off();
-        reject(aborted(signal));
-      };
-      const done = (how: 'started' | 'dismissed' | 'gone') => {
-        off();
-        signal.removeEventListener('abort', onAbort);
-        resolve(how);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      void seat.started.then((started) => done(started ? 'started' : 'dismissed'));
-    });
-  } finally {
-    if (waitUrl !== null) services.media.stop(endpointId);
-  }
-}
-
 /** `<Conference statusCallback…>`: Twilio's default events are start and end. */
 function conferenceCallback(a: Attrs<ConferenceAttrs>, documentUrl: string): ConferenceCallback | null {
   const url = a.statusCallback === null ? null : resolveUrl(a.statusCallback, documentUrl);
@@ -136,55 +99,30 @@ async function joinConference(
 ): Promise<DialOutcome | null> {
   const a = room.attrs as Attrs<ConferenceAttrs>;
   const endpointId = input.call.endpointId;
-  const name = `${input.call.accountSid}:${room.text ?? ''}`;
-  const waitUrl = a.waitUrl === null ? null : resolveUrl(a.waitUrl, input.documentUrl);
-  const joinedAt = Date.now();
-  let plays = 0;
-  const seat = rooms.enter({
+  const join: RoomJoin = {
     accountSid: input.call.accountSid,
     friendlyName: room.text ?? '',
     apiVersion: input.call.apiVersion,
     callSid: input.call.callSid,
-    endpointId,
     muted: a.muted,
     startConferenceOnEnter: a.startConferenceOnEnter,
     endConferenceOnExit: a.endConferenceOnEnter,
     maxParticipants: a.maxParticipants,
+    beep: a.beep !== 'false',
+    waitUrl: a.waitUrl === null ? null : resolveUrl(a.waitUrl, input.documentUrl),
     statusCallback: conferenceCallback(a, input.documentUrl),
-    media: {
-      leave: () => services.media.conferenceLeave(endpointId),
-      setMuted: (muted) => services.media.setMuted(endpointId, muted),
-      play: (source, loop) =>
-        services.media.play(endpointId, `${input.opId}:conf:${plays++}`, source, { loop }),
-      stopPlay: () => services.media.stop(endpointId),
-    },
-  });
-  if (!seat) return { status: 'failed', dialCallSid: null, durationSeconds: 0 };
-  const onAbort = () => services.media.conferenceLeave(endpointId);
-  try {
-    const how = await waitForStart(services, input, signal, seat, waitUrl);
-    if (how === 'gone') return null;
-    if (how === 'started') {
-      signal.addEventListener('abort', onAbort, { once: true });
-      const left = await awaitMedia(
-        services,
-        endpointId,
-        signal,
-        () =>
-          services.media.conferenceJoin(endpointId, {
-            room: name,
-            muted: a.muted,
-            beep: a.beep !== 'false',
-            ...(waitUrl === null ? {} : { waitMusic: { kind: 'url', url: waitUrl } }),
-          }),
-        (e) => (e.type === 'media.conferenceLeft' ? e : null),
-      );
-      if (left === null) return null;
-    }
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-    seat.exit();
+  };
+  const joinedAt = Date.now();
+  // In a cluster the room may run on another node (remote-conferences.ts); alone, it runs here.
+  let how: StayOutcome | 'failed';
+  if (services.remoteConferences) {
+    how = await services.remoteConferences.join(join, endpointId, input.opId, signal);
+  } else {
+    const seat = enterRoom(services, rooms, join, endpointId, input.opId);
+    how = seat ? await stayInRoom(services, join, seat, endpointId, input.opId, signal) : 'failed';
   }
+  if (how === 'failed') return { status: 'failed', dialCallSid: null, durationSeconds: 0 };
+  if (how === 'gone') return null;
   return {
     status: 'completed',
     dialCallSid: null,

@@ -41,7 +41,7 @@ export function aborted(signal: AbortSignal): Error {
  * the endpoint is lost or released. On abort, stops the endpoint's operation and rejects.
  */
 export function awaitMedia<T extends MediaEvent>(
-  services: InterpreterServices,
+  services: Pick<InterpreterServices, 'media' | 'mediaEvents'>,
   endpointId: string,
   signal: AbortSignal,
   start: () => void,

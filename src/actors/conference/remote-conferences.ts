@@ -1,0 +1,330 @@
+/**
+ * Conferences across nodes (docs/cluster.md, "Conferences across nodes"). A room has one owner
+ * node, claimed per account and friendly name under a lease the owner renews while the room lives;
+ * its conference actor and media mixer run there only, so the Conference and Participant records,
+ * the callbacks and the REST commands are those of one node.
+ *
+ * A call on another node joins by an RTP link between the two media engines, negotiated over node
+ * RPC (docs/decisions.md, "Conferences across nodes: an RTP link, set up over node RPC"):
+ * - the joining node makes an offer on a relay endpoint and sends it with the call's `<Conference>`
+ *   attributes (`conference.join`);
+ * - the owner answers it on a host endpoint and seats that endpoint in the room under the call's
+ *   sid, running the same stay as a local participant (wait music, beeps, mute, hold, kick);
+ * - the joining node bridges its caller's endpoint to the relay until the owner says the
+ *   participant left (`conference.left`: kicked, room ended), the caller goes (`conference.exit`),
+ *   or the owner's claim runs out (the owner died: the room ends; the first survivor to notice
+ *   completes its record, once).
+ * REST reads and commands on a conference this node does not run go to its owner
+ * (`conference.get`, `conference.command`).
+ */
+import type { Logger } from '../../logger.js';
+import type { ConferenceOwnerStore } from '../../store/conference-owner-store.js';
+import type { NodeRpc } from '../../store/node-rpc.js';
+import type { MediaEvents } from '../interpreter/services.js';
+import {
+  enterRoom,
+  type RoomJoin,
+  type RoomMedia,
+  roomKeyOf,
+  type StayOutcome,
+  stayInRoom,
+} from '../interpreter/verbs/conference-join.js';
+import type {
+  CommandResult,
+  ConferenceRooms,
+  LiveConference,
+} from '../interpreter/verbs/conference-rooms.js';
+import type { ConferenceEmitted, ConferenceEvent } from './conference.types.js';
+import { type ConferenceRequest, isConferenceRequest, MediaSteps } from './remote-protocol.js';
+
+/** How often a node checks that the other side of a cross-node participant is still there. */
+export const REMOTE_WATCH_MS = 1000;
+/** How many times a join follows a room that moved (its owner changed meanwhile). */
+const JOIN_ATTEMPTS = 3;
+
+export interface RemoteConferencesDeps {
+  readonly rooms: ConferenceRooms;
+  readonly media: RoomMedia['media'];
+  readonly mediaEvents: MediaEvents;
+  readonly owners: ConferenceOwnerStore;
+  /** Where a call runs (its claim): the owner drops a participant whose node is gone. */
+  readonly calls: { ownerOf(sid: string): Promise<{ node: string; current: boolean } | null> };
+  readonly rpc: NodeRpc;
+  readonly self: string;
+  /** The room claim's lease; renewed every third of it. */
+  readonly leaseMs: number;
+  /** How long a request to another node waits for its answer. */
+  readonly timeoutMs: number;
+  /** Completes the record of a conference whose owner died (called at most once per conference). */
+  readonly completeRecord: (sid: string, at: Date) => Promise<void>;
+  readonly logger: Logger;
+}
+
+interface Hosted {
+  readonly controller: AbortController;
+  /** The node of the participant's call. */
+  readonly from: string;
+}
+
+export class RemoteConferences {
+  /** Rooms this node owns: room key → the sid of its live conference. */
+  private readonly owned = new Map<string, string>();
+  /** Participants from other nodes seated here, by call sid. */
+  private readonly hosted = new Map<string, Hosted>();
+  /** This node's calls seated in other nodes' rooms: call sid → "the owner says it left". */
+  private readonly away = new Map<string, () => void>();
+  private renewal: NodeJS.Timeout | null = null;
+  private readonly m: RoomMedia;
+  private readonly steps: MediaSteps;
+
+  constructor(private readonly d: RemoteConferencesDeps) {
+    this.m = { media: d.media, mediaEvents: d.mediaEvents };
+    this.steps = new MediaSteps(this.m);
+  }
+
+  /** Serves the other nodes' requests. */
+  serve(): Promise<void> {
+    return this.d.rpc.serve(async (request) => {
+      if (!isConferenceRequest(request)) throw new Error('unknown request');
+      return this.answer(request);
+    });
+  }
+
+  /** Follows this node's conferences (their domain events): claims renewed while they live. */
+  observe = (e: ConferenceEmitted): void => {
+    const room = e.conference.room;
+    if (e.type === 'conference.created') {
+      this.owned.set(room, e.conference.sid);
+      this.renew(room, e.conference.sid);
+      this.renewal ??= setInterval(
+        () => {
+          for (const [r, sid] of this.owned) this.renew(r, sid);
+        },
+        Math.max(200, Math.floor(this.d.leaseMs / 3)),
+      );
+    } else if (e.type === 'conference.ended') {
+      const current = this.owned.get(room) === e.conference.sid;
+      if (current) this.owned.delete(room);
+      if (this.owned.size === 0 && this.renewal) {
+        clearInterval(this.renewal);
+        this.renewal = null;
+      }
+      // Marked ended before the claim goes: a survivor that sees the claim gone finds the mark.
+      void this.d.owners
+        .markEnded(e.conference.sid)
+        .then(() => (current ? this.d.owners.release(room, this.d.self) : undefined))
+        .catch((err) =>
+          this.d.logger.warn({ err, conferenceSid: e.conference.sid }, 'room claim not released'),
+        );
+    }
+  };
+
+  /**
+   * The `<Dial><Conference>` stay of a call of this node: in the room here when this node owns it
+   * (or wins its claim), else on the owner over an RTP link. `failed` when the room is full.
+   */
+  async join(
+    j: RoomJoin,
+    endpointId: string,
+    opId: string,
+    signal: AbortSignal,
+  ): Promise<StayOutcome | 'failed'> {
+    const room = roomKeyOf(j);
+    for (let attempt = 0; attempt < JOIN_ATTEMPTS; attempt++) {
+      const owner = await this.d.owners.claim(room, this.d.self, this.d.leaseMs);
+      if (owner === this.d.self) {
+        const seat = enterRoom(this.m, this.d.rooms, j, endpointId, opId);
+        return seat ? stayInRoom(this.m, j, seat, endpointId, opId, signal) : 'failed';
+      }
+      const out = await this.joinOn(owner, j, endpointId, signal);
+      if (out !== 'moved') return out;
+    }
+    return 'failed';
+  }
+
+  /** A live conference of `accountSid`, wherever it runs. */
+  async get(accountSid: string, sid: string): Promise<LiveConference | null> {
+    const here = this.d.rooms.get(accountSid, sid);
+    if (here) return here;
+    const node = await this.ownerOfSid(sid);
+    if (!node) return null;
+    const body = await this.ask(node, { kind: 'conference.get', accountSid, sid });
+    return body && typeof body === 'object' && 'context' in body ? (body as LiveConference) : null;
+  }
+
+  /** A REST command on a conference, applied by the node that runs it. */
+  async command(accountSid: string, sid: string, event: ConferenceEvent): Promise<CommandResult> {
+    if (this.d.rooms.get(accountSid, sid)) return this.d.rooms.command(accountSid, sid, event);
+    const node = await this.ownerOfSid(sid);
+    if (!node) return 'no-conference';
+    const body = await this.ask(node, { kind: 'conference.command', accountSid, sid, event });
+    return body === 'ok' || body === 'no-participant' ? body : 'no-conference';
+  }
+
+  /** Stops the timers and lets every cross-node participant go. */
+  close(): void {
+    if (this.renewal) clearInterval(this.renewal);
+    this.renewal = null;
+    for (const h of this.hosted.values()) h.controller.abort();
+    for (const left of this.away.values()) left();
+  }
+
+  private async ownerOfSid(sid: string): Promise<string | null> {
+    const at = await this.d.owners.whereIs(sid);
+    return at && at.node !== this.d.self ? at.node : null;
+  }
+
+  /** Asks `node`; null when it does not answer (dead or overloaded). */
+  private async ask(node: string, request: ConferenceRequest): Promise<unknown> {
+    try {
+      return await this.d.rpc.call(node, request, this.d.timeoutMs);
+    } catch (err) {
+      this.d.logger.debug({ err, node, kind: request.kind }, 'conference request not answered');
+      return null;
+    }
+  }
+
+  private renew(room: string, sid: string): void {
+    const { owners, self, leaseMs } = this.d;
+    void Promise.all([owners.claim(room, self, leaseMs), owners.locate(sid, self, room, leaseMs)])
+      .then(([holder]) => {
+        if (holder !== self)
+          this.d.logger.warn({ conferenceSid: sid, holder }, 'room claimed by another node');
+      })
+      .catch((err) => this.d.logger.warn({ err, conferenceSid: sid }, 'room claim not renewed'));
+  }
+
+  // ------------------------------------------------------------------ the joining node's side
+
+  /** A call of this node in `owner`'s room: relay endpoint, offer/answer, bridge, wait. */
+  private async joinOn(
+    owner: string,
+    j: RoomJoin,
+    endpointId: string,
+    signal: AbortSignal,
+  ): Promise<StayOutcome | 'failed' | 'moved'> {
+    const relay = `${j.callSid}:cf`;
+    const offer = await this.steps.create(relay, null, signal);
+    if (offer === null) return 'failed';
+    let left: () => void = () => {};
+    const ownerSaysLeft = new Promise<'completed'>((resolve) => {
+      left = () => resolve('completed');
+    });
+    this.away.set(j.callSid, left);
+    // Ends the waits that lost the race below.
+    const stop = new AbortController();
+    let seated = false;
+    try {
+      const reply = await this.ask(owner, {
+        kind: 'conference.join',
+        from: this.d.self,
+        join: j,
+        sdp: offer,
+      });
+      const r = reply as { outcome?: string; sdp?: string; conferenceSid?: string } | null;
+      if (r?.outcome === 'moved') return 'moved';
+      if (r?.outcome !== 'joined' || typeof r.sdp !== 'string') return 'failed';
+      seated = true;
+      if (!(await this.steps.apply(relay, r.sdp, signal))) return 'gone';
+      this.d.media.bridge(endpointId, relay);
+      const conferenceSid = r.conferenceSid ?? '';
+      const over = AbortSignal.any([signal, stop.signal]);
+      return await Promise.race([
+        ownerSaysLeft,
+        this.steps.lost(endpointId, over, signal),
+        this.ownerGone(owner, roomKeyOf(j), conferenceSid, over),
+      ]);
+    } finally {
+      stop.abort();
+      if (this.away.get(j.callSid) === left) this.away.delete(j.callSid);
+      // Aborted (caller hung up, redirect) or lost here: the owner lets the participant go.
+      if (seated && signal.aborted) void this.ask(owner, { kind: 'conference.exit', callSid: j.callSid });
+      this.d.media.unbridge(endpointId, relay);
+      this.d.media.release(relay);
+    }
+  }
+
+  /**
+   * Resolves when the owner's claim on the room is gone or taken by another node while the
+   * participant is in it: the owner died (kill) or lost Redis. The room ends for this node's
+   * participant, and the first survivor to see it completes the conference record.
+   */
+  private ownerGone(owner: string, room: string, sid: string, signal: AbortSignal): Promise<'completed'> {
+    return new Promise((resolve) => {
+      let busy = false;
+      const timer = setInterval(() => {
+        if (busy) return;
+        busy = true;
+        void (async () => {
+          try {
+            if ((await this.d.owners.ownerOf(room)) === owner) return;
+            clearInterval(timer);
+            if (sid && (await this.d.owners.markEnded(sid))) await this.d.completeRecord(sid, new Date());
+            resolve('completed');
+          } catch (err) {
+            this.d.logger.debug({ err, room }, 'room owner not checked');
+          } finally {
+            busy = false;
+          }
+        })();
+      }, REMOTE_WATCH_MS);
+      signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+    });
+  }
+
+  // ------------------------------------------------------------------ the owner's side
+
+  private async answer(r: ConferenceRequest): Promise<unknown> {
+    switch (r.kind) {
+      case 'conference.get':
+        return this.d.rooms.get(r.accountSid, r.sid);
+      case 'conference.command':
+        return this.d.rooms.command(r.accountSid, r.sid, r.event);
+      case 'conference.exit':
+        this.hosted.get(r.callSid)?.controller.abort();
+        return 'ok';
+      case 'conference.left':
+        this.away.get(r.callSid)?.();
+        return 'ok';
+      case 'conference.join':
+        return this.host(r.from, r.join, r.sdp);
+    }
+  }
+
+  /** Seats a participant of node `from` here: answers its offer on a host endpoint in the room. */
+  private async host(from: string, j: RoomJoin, offer: string): Promise<unknown> {
+    const room = roomKeyOf(j);
+    if ((await this.d.owners.claim(room, this.d.self, this.d.leaseMs)) !== this.d.self)
+      return { outcome: 'moved' };
+    const hostId = `${j.callSid}:cfh`;
+    this.hosted.get(j.callSid)?.controller.abort();
+    const controller = new AbortController();
+    const answer = await this.steps.create(hostId, offer, controller.signal);
+    if (answer === null) return { outcome: 'failed' };
+    const seat = enterRoom(this.m, this.d.rooms, j, hostId, hostId);
+    if (!seat) {
+      this.d.media.release(hostId);
+      return { outcome: 'full' };
+    }
+    const hosted: Hosted = { controller, from };
+    this.hosted.set(j.callSid, hosted);
+    const watch = setInterval(() => {
+      // The call's node is gone (its claim ran out or moved): nobody hears this participant any more.
+      this.d.calls.ownerOf(j.callSid).then(
+        (o) => {
+          if (!o || !o.current || o.node !== from) controller.abort();
+        },
+        () => {},
+      );
+    }, REMOTE_WATCH_MS);
+    void stayInRoom(this.m, j, seat, hostId, hostId, controller.signal)
+      .catch(() => 'gone' as const)
+      .then(() => {
+        clearInterval(watch);
+        if (this.hosted.get(j.callSid) === hosted) this.hosted.delete(j.callSid);
+        this.d.media.release(hostId);
+        if (!controller.signal.aborted) void this.ask(from, { kind: 'conference.left', callSid: j.callSid });
+      });
+    return { outcome: 'joined', sdp: answer, conferenceSid: seat.conferenceSid };
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * Who runs a conference room in a cluster: one owner node per room (account + friendly name),
+ * claimed under a lease the owner renews while the room lives. Participants whose calls run on
+ * other nodes join the room on its owner (docs/cluster.md, "Conferences across nodes").
+ */
+export interface ConferenceOwnerStore {
+  /**
+   * Claims `room` for `node` for `ttlMs` (or extends the claim when `node` holds it). Returns the
+   * holder afterwards: `node` when it won or kept the room, the other node otherwise.
+   */
+  claim(room: string, node: string, ttlMs: number): Promise<string>;
+  /** The room's holder, or null when nobody holds it (never claimed, released, or run out). */
+  ownerOf(room: string): Promise<string | null>;
+  /** Gives the room up if `node` holds it (its conference completed). */
+  release(room: string, node: string): Promise<void>;
+  /** Publishes which node runs conference `sid` (REST on other nodes forwards there), for `ttlMs`. */
+  locate(sid: string, node: string, room: string, ttlMs: number): Promise<void>;
+  /** The node that runs conference `sid` and its room, while `locate` keeps it published. */
+  whereIs(sid: string): Promise<{ readonly node: string; readonly room: string } | null>;
+  /**
+   * Marks conference `sid` ended; true for the first caller only, so its record is completed once
+   * whichever node (the owner, or a survivor after the owner died) gets there first.
+   */
+  markEnded(sid: string): Promise<boolean>;
+}
