@@ -1,0 +1,225 @@
+/**
+ * One conference across two nodes on one Postgres and Redis (docs/cluster.md, "Conferences across
+ * nodes"): node A runs in its own process (so it can be killed), node B in this one. Three sipp
+ * callers dial the same `<Dial><Conference>` room, two through A (the first claims the room: A owns
+ * it) and one through B (it joins A's room over an RTP link). Their audio is carried by the test's
+ * RTP peers, each sending its own tone: each peer hears the two others and not itself. REST on B
+ * lists the one conference and its three participants and mutes a caller of A. Then A is killed:
+ * the caller on B gets its `<Dial>` ended (the markup goes on to the action), A's callers are ended
+ * by B's recovery, every call ends with exactly one terminal status, and B completes the conference
+ * record once A's claim on the room has run out.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tone } from '../../../src/media/engine/pcm.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, API, startTestServer, type TestServer } from '../../support/server.js';
+import { type ServerProcess, startServerProcess } from '../../support/server-process.js';
+import { freePort, type SippProcess, startSipp } from '../../support/sipp.js';
+import { until, markup as xml } from '../../support/until.js';
+import { startWebhookServer, type WebhookServer } from '../../support/webhook-server.js';
+import { RtpPeer, tonePower } from '../media/helpers.js';
+
+/** The claims' lease: A's room and calls are taken over this long after it dies. */
+const LEASE_SECONDS = '3';
+
+let b: TestServer;
+let a: ServerProcess;
+let hooks: WebhookServer;
+
+beforeAll(async () => {
+  b = await startTestServer({ label: 'confx', env: { CALL_LEASE_SECONDS: LEASE_SECONDS } });
+  a = await startServerProcess(b.ns, {
+    entry: 'src',
+    admin: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
+    host: '127.0.0.1',
+    env: { CALL_LEASE_SECONDS: LEASE_SECONDS },
+  });
+  hooks = await startWebhookServer();
+  hooks.script('/after', xml('<Hangup/>'));
+  hooks.script('/status', { status: 204 });
+  hooks.script('/confcb', { status: 204 });
+}, 60_000);
+afterAll(async () => {
+  if (a && a.child.exitCode === null && a.child.signalCode === null) a.child.kill('SIGKILL');
+  await hooks?.close();
+  await b?.dispose();
+});
+
+/** Whether `freq` is clearly present in `pcm` (against an absent reference frequency). */
+const hears = (pcm: Int16Array, freq: number) => tonePower(pcm, freq) > 50 * tonePower(pcm, 3300);
+
+/** What `peer` heard during the next `ms`, starting a little after now. */
+async function heardNext(peer: RtpPeer, ms: number): Promise<Int16Array> {
+  const since = performance.now() + 100;
+  await new Promise((r) => setTimeout(r, 100 + ms));
+  return peer.decoded(since);
+}
+
+/** Sends `freq` back to where the service's RTP comes from (its endpoint), once it starts. */
+function answerWithTone(peer: RtpPeer, freq: number): Promise<void> {
+  return new Promise((resolve) => {
+    peer.socket.once('message', (_m, from) => {
+      peer.sendTo({ address: from.address, port: from.port });
+      peer.stream(tone(freq, 1000));
+      resolve();
+    });
+  });
+}
+
+interface Participant {
+  call_sid: string;
+  conference_sid: string;
+  muted: boolean;
+  status: string;
+}
+
+describe('a conference across two nodes', () => {
+  it('three callers on two nodes hear each other; the owner killed, the room ends for all', async () => {
+    const room = `across-${Date.now()}`;
+    const number = `+1555041${String(Date.now() % 10_000).padStart(4, '0')}`;
+    hooks.script(
+      '/room',
+      xml(
+        `<Dial action="${hooks.origin}/after"><Conference beep="false" statusCallback="${hooks.origin}/confcb" statusCallbackEvent="start join">${room}</Conference></Dial>`,
+      ),
+    );
+    const account = b.admin.sid;
+    const created = await b.request('POST', `${API}/Accounts/${account}/IncomingPhoneNumbers.json`, {
+      form: {
+        PhoneNumber: number,
+        VoiceUrl: `${hooks.origin}/room`,
+        StatusCallback: `${hooks.origin}/status`,
+      },
+    });
+    expect(created.status).toBe(201);
+
+    const freqs = [450, 900, 1700] as const;
+    // Callers 0 and 1 reach node A, caller 2 node B.
+    const sipPorts = [a.sipPort!, a.sipPort!, b.server.sip!.stack.port];
+    const peers = await Promise.all(['127.0.0.5', '127.0.0.6', '127.0.0.7'].map((ip) => RtpPeer.open(ip)));
+    const streaming = peers.map((p, i) => answerWithTone(p, freqs[i]!));
+    const callers: SippProcess[] = [];
+    const base = `${API}/Accounts/${account}/Conferences`;
+    const conferences = async () =>
+      (await b.request('GET', `${base}.json?FriendlyName=${room}`)).json.conferences as Array<
+        Record<string, unknown>
+      >;
+    // Read through node B: the room runs on A, so B forwards the reads.
+    const participants = async () => {
+      const [c] = await conferences();
+      return c
+        ? ((await b.request('GET', `${base}/${c.sid}/Participants.json`)).json.calls as Participant[])
+        : [];
+    };
+    try {
+      // One caller at a time, each in the room before the next: the n-th participant is peer n.
+      for (const [i, p] of peers.entries()) {
+        const localIp = `127.0.0.${2 + i}`;
+        callers.push(
+          await startSipp({
+            scenario: 'uac-call-rtp-to-key-expect-bye.xml',
+            remote: `127.0.0.1:${sipPorts[i]}`,
+            service: number,
+            localIp,
+            keys: { rtp_ip: p.address, rtp_port: String(p.port) },
+            extra: ['-mi', localIp, '-mp', String(await freePort(localIp))],
+            timeoutSeconds: 90,
+          }),
+        );
+        await until(participants, (l) => l.length === i + 1, 15_000);
+      }
+
+      // One conference (one sid) for the room, whichever node is asked; three participants in it.
+      const [conference] = await until(
+        conferences,
+        (l) => l.length === 1 && l[0]?.status === 'RUNNING_MODERATOR_PRESENT',
+      );
+      const cf = conference!.sid as string;
+      const viaA = await fetch(`${a.base}${base}/${cf}.json`, {
+        headers: { authorization: `Basic ${Buffer.from(`${account}:${b.admin.secret}`).toString('base64')}` },
+      });
+      expect(((await viaA.json()) as { status: string }).status).toBe('RUNNING_MODERATOR_PRESENT');
+      const listed = await until(
+        participants,
+        (l) => l.length === 3 && l.every((p) => p.status === 'connected'),
+      );
+      expect(listed.map((p) => p.conference_sid)).toEqual([cf, cf, cf]);
+      const calls = async () =>
+        (await b.request('GET', `${API}/Accounts/${account}/Calls.json?To=${encodeURIComponent(number)}`))
+          .json.calls as Array<{ sid: string; status: string }>;
+      expect(new Set(listed.map((p) => p.call_sid))).toEqual(new Set((await calls()).map((c) => c.sid)));
+      const callOf = listed.map((p) => p.call_sid);
+
+      // Each peer hears the two others (across the nodes) and not itself.
+      await Promise.all(streaming);
+      await new Promise((r) => setTimeout(r, 300));
+      const heard = await Promise.all(peers.map((p) => heardNext(p, 800)));
+      for (const [i, pcm] of heard.entries())
+        for (const [j, f] of freqs.entries()) expect(hears(pcm, f), `peer ${i} hears ${f} Hz`).toBe(i !== j);
+
+      // Mute a caller of node A through node B: nobody hears it, in either node.
+      const path0 = `${base}/${cf}/Participants/${callOf[0]}.json`;
+      const muted = await b.request('POST', path0, { form: { Mute: 'true' } });
+      expect(muted.status).toBe(200);
+      expect(muted.json).toMatchObject({ call_sid: callOf[0], conference_sid: cf, muted: true });
+      await new Promise((r) => setTimeout(r, 200));
+      const [, at1, at2] = await Promise.all(peers.map((p) => heardNext(p, 800)));
+      expect(hears(at1!, freqs[0])).toBe(false);
+      expect(hears(at2!, freqs[0])).toBe(false);
+      expect(hears(at2!, freqs[1])).toBe(true);
+
+      // Node A dies. The caller on B leaves the ended room: its Dial goes on to the action.
+      a.child.kill('SIGKILL');
+      expect((await callers[2]!.done).code).toBe(0);
+      const after = await until(
+        () => hooks.requestsTo('/after').map((r) => new URLSearchParams(r.rawBody.toString())),
+        (l) => l.length >= 1,
+        20_000,
+      );
+      expect(after.map((f) => f.get('CallSid'))).toEqual([callOf[2]]);
+      expect(after[0]!.get('DialCallStatus')).toBe('completed');
+      // A's callers are ended by B once their claims run out.
+      for (const c of callers.slice(0, 2)) expect((await c.done).code).toBe(0);
+
+      // Every call: one terminal status, in its record and in its callbacks.
+      await until(calls, (l) => l.length === 3 && l.every((c) => c.status === 'completed'), 30_000);
+      const terminal = await until(
+        () =>
+          hooks
+            .requestsTo('/status')
+            .map((r) => new URLSearchParams(r.rawBody.toString()))
+            .filter((f) =>
+              ['completed', 'failed', 'busy', 'no-answer', 'canceled'].includes(f.get('CallStatus') ?? ''),
+            ),
+        (l) => new Set(l.map((f) => f.get('CallSid'))).size === 3,
+        30_000,
+      );
+      await new Promise((r) => setTimeout(r, 1000));
+      const again = hooks
+        .requestsTo('/status')
+        .map((r) => new URLSearchParams(r.rawBody.toString()))
+        .filter((f) => f.get('CallStatus') === 'completed');
+      expect(terminal.length).toBe(3);
+      expect(again.map((f) => f.get('CallSid')).sort()).toEqual([...callOf].sort());
+
+      // The conference record is completed by the survivor, once.
+      const done = await until(
+        async () => (await b.request('GET', `${base}/${cf}.json`)).json,
+        (c) => c.status === 'COMPLETED',
+        20_000,
+      );
+      expect(done).toMatchObject({ reason_conference_ended: 'node-stopped' });
+      expect(await conferences()).toHaveLength(1);
+      // The status callbacks came from the owner alone: one start, three joins, one sequence.
+      const events = hooks.requestsTo('/confcb').map((r) => new URLSearchParams(r.rawBody.toString()));
+      expect(events.every((e) => e.get('ConferenceSid') === cf)).toBe(true);
+      const names = events.map((e) => e.get('StatusCallbackEvent'));
+      expect(names.filter((n) => n === 'conference-start')).toHaveLength(1);
+      expect(names.filter((n) => n === 'participant-join')).toHaveLength(3);
+      const seq = events.map((e) => Number(e.get('SequenceNumber')));
+      expect(new Set(seq).size).toBe(seq.length);
+    } finally {
+      for (const c of callers) c.kill();
+      for (const p of peers) p.close();
+    }
+  }, 180_000);
+});
