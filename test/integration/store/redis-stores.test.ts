@@ -1,7 +1,7 @@
 /**
  * Every Redis store against a single Redis and against a local three-master Redis Cluster (the
  * node's REDIS_CLUSTER_NODES client): admission limits, leases, registrar bindings and their count,
- * snapshots, the auth throttle, stream tickets, supervisor figures, the change bus, the stream relay
+ * snapshots, conference room owners, the auth throttle, stream tickets, supervisor figures, the change bus, the stream relay
  * and node RPC. On the cluster a script whose keys spanned slots would fail with CROSSSLOT, so these
  * passing there shows the hash tags hold each multi-key operation in one slot.
  */
@@ -19,6 +19,7 @@ import {
   type Redis,
   redisReady,
 } from '../../../src/store/redis/client.js';
+import { RedisConferenceOwners } from '../../../src/store/redis/conference-owner.js';
 import { REGISTRATION_SHARDS, type RedisKeys, redisKeys } from '../../../src/store/redis/keys.js';
 import { RedisLeases } from '../../../src/store/redis/leases.js';
 import { RedisNodeRpc } from '../../../src/store/redis/node-rpc.js';
@@ -116,6 +117,29 @@ describe.each([
     expect(await leases.acquire('gw:GW1', 'node-a', 5_000)).toBe(true);
     await leases.release('gw:GW1', 'node-a');
     expect(await leases.acquire('gw:GW1', 'node-b', 5_000)).toBe(true);
+  });
+
+  it('gives a conference room to one node, tells where a conference runs, marks its end once', async () => {
+    const owners = new RedisConferenceOwners(redis, keys);
+    const room = 'ACx:standup {weekly}';
+    expect(await owners.ownerOf(room)).toBeNull();
+    expect(await owners.claim(room, 'node-a', 5_000)).toBe('node-a');
+    expect(await owners.claim(room, 'node-b', 5_000)).toBe('node-a');
+    expect(await owners.claim(room, 'node-a', 5_000)).toBe('node-a');
+    await owners.release(room, 'node-b');
+    expect(await owners.ownerOf(room)).toBe('node-a');
+    await owners.release(room, 'node-a');
+    expect(await owners.claim(room, 'node-b', 200)).toBe('node-b');
+    await until(
+      () => owners.ownerOf(room),
+      (o) => o === null,
+      5_000,
+    );
+    await owners.locate('CF1', 'node-b', room, 5_000);
+    expect(await owners.whereIs('CF1')).toEqual({ node: 'node-b', room });
+    expect(await owners.whereIs('CF2')).toBeNull();
+    expect(await owners.markEnded('CF1')).toBe(true);
+    expect(await owners.markEnded('CF1')).toBe(false);
   });
 
   it('keeps registrar bindings per AOR, bounded, and counts AORs across every index shard', async () => {
