@@ -207,8 +207,13 @@ export class RemoteConferences {
     const offer = await this.steps.create(relay, null, signal);
     if (offer === null) return 'failed';
     let left: () => void = () => {};
+    // True once the owner let the participant go (or is gone): nothing to tell it then.
+    let released = false;
     const ownerSaysLeft = new Promise<'completed'>((resolve) => {
-      left = () => resolve('completed');
+      left = () => {
+        released = true;
+        resolve('completed');
+      };
     });
     this.away.set(j.callSid, left);
     // Ends the waits that lost the race below.
@@ -232,13 +237,16 @@ export class RemoteConferences {
       return await Promise.race([
         ownerSaysLeft,
         this.steps.lost(endpointId, over, signal),
-        this.ownerGone(owner, roomKeyOf(j), conferenceSid, over),
+        this.ownerGone(owner, roomKeyOf(j), conferenceSid, over).then((how) => {
+          released = true;
+          return how;
+        }),
       ]);
     } finally {
       stop.abort();
       if (this.away.get(j.callSid) === left) this.away.delete(j.callSid);
-      // Aborted (caller hung up, redirect) or lost here: the owner lets the participant go.
-      if (seated && signal.aborted) void this.ask(owner, { kind: 'conference.exit', callSid: j.callSid });
+      // Stopped here (caller hung up, redirect, endpoint gone): the owner lets the participant go.
+      if (seated && !released) void this.ask(owner, { kind: 'conference.exit', callSid: j.callSid });
       this.d.media.unbridge(endpointId, relay);
       this.d.media.release(relay);
     }

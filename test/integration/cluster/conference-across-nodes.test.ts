@@ -10,6 +10,7 @@
  * record once A's claim on the room has run out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import wavefile from 'wavefile';
 import { tone } from '../../../src/media/engine/pcm.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, API, startTestServer, type TestServer } from '../../support/server.js';
 import { type ServerProcess, startServerProcess } from '../../support/server-process.js';
@@ -65,6 +66,28 @@ function answerWithTone(peer: RtpPeer, freq: number): Promise<void> {
   });
 }
 
+/** `ms` of a `freq` tone as an 8 kHz 16-bit mono WAV (wait music). */
+function wavTone(freq: number, ms: number): Buffer {
+  const wav = new wavefile.WaveFile();
+  wav.fromScratch(1, 8000, '16', tone(freq, ms));
+  return Buffer.from(wav.toBuffer());
+}
+
+const WAIT_HZ = 2500;
+
+/** Calls `number` from a sipp on `localIp` whose RTP the test's `peer` carries. */
+async function dial(sipPort: number, number: string, localIp: string, peer: RtpPeer): Promise<SippProcess> {
+  return startSipp({
+    scenario: 'uac-call-rtp-to-key-expect-bye.xml',
+    remote: `127.0.0.1:${sipPort}`,
+    service: number,
+    localIp,
+    keys: { rtp_ip: peer.address, rtp_port: String(peer.port) },
+    extra: ['-mi', localIp, '-mp', String(await freePort(localIp))],
+    timeoutSeconds: 90,
+  });
+}
+
 interface Participant {
   call_sid: string;
   conference_sid: string;
@@ -73,6 +96,118 @@ interface Participant {
 }
 
 describe('a conference across two nodes', () => {
+  it('wait music, start and end on a participant of the other node; a kick through the owner', async () => {
+    const room = `moderated-${Date.now()}`;
+    const suffix = String(Date.now() % 10_000).padStart(4, '0');
+    const guests = `+1555042${suffix}`;
+    const host = `+1555043${suffix}`;
+    const conf = (attrs: string) =>
+      xml(
+        `<Dial action="${hooks.origin}/after-moderated"><Conference beep="false" waitUrl="${hooks.origin}/wait.wav" ${attrs}>${room}</Conference></Dial>`,
+      );
+    hooks.script('/wait.wav', { headers: { 'Content-Type': 'audio/wav' }, body: wavTone(WAIT_HZ, 1000) });
+    hooks.script('/guest', conf('startConferenceOnEnter="false"'));
+    hooks.script('/host', conf('startConferenceOnEnter="true" endConferenceOnEnter="true"'));
+    hooks.script('/after-moderated', xml('<Hangup/>'));
+    const account = b.admin.sid;
+    for (const [number, path] of [
+      [guests, '/guest'],
+      [host, '/host'],
+    ] as const) {
+      const r = await b.request('POST', `${API}/Accounts/${account}/IncomingPhoneNumbers.json`, {
+        form: { PhoneNumber: number, VoiceUrl: `${hooks.origin}${path}` },
+      });
+      expect(r.status).toBe(201);
+    }
+    const base = `${API}/Accounts/${account}/Conferences`;
+    const onA = (method: string, path: string, form?: Record<string, string>) =>
+      fetch(`${a.base}${path}`, {
+        method,
+        headers: {
+          authorization: `Basic ${Buffer.from(`${account}:${b.admin.secret}`).toString('base64')}`,
+          ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        },
+        ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+      });
+    const conference = async () =>
+      (
+        (await b.request('GET', `${base}.json?FriendlyName=${room}`)).json.conferences as Array<
+          Record<string, unknown>
+        >
+      )[0];
+    const participants = async () => {
+      const c = await conference();
+      return c
+        ? ((await b.request('GET', `${base}/${c.sid}/Participants.json`)).json.calls as Participant[])
+        : [];
+    };
+    const freqs = [450, 900, 1700] as const;
+    const peers = await Promise.all(['127.0.0.5', '127.0.0.6', '127.0.0.7'].map((ip) => RtpPeer.open(ip)));
+    const streaming = peers.map((p, i) => answerWithTone(p, freqs[i]!));
+    const callers: SippProcess[] = [];
+    try {
+      // A guest on A (A owns the room), a guest on B: both wait, B's hearing the wait music over the link.
+      callers.push(await dial(a.sipPort!, guests, '127.0.0.2', peers[0]!));
+      await until(participants, (l) => l.length === 1, 15_000);
+      callers.push(await dial(b.server.sip!.stack.port, guests, '127.0.0.3', peers[1]!));
+      await until(participants, (l) => l.length === 2, 15_000);
+      expect((await conference())?.status).toBe('RUNNING_MODERATOR_ABSENT');
+      await Promise.all(streaming.slice(0, 2));
+      await new Promise((r) => setTimeout(r, 300));
+      const waiting = await heardNext(peers[1]!, 800);
+      expect(hears(waiting, WAIT_HZ)).toBe(true);
+      expect(hears(waiting, freqs[0])).toBe(false);
+
+      // The host arrives on B: the conference starts on A, everybody hears the two others.
+      callers.push(await dial(b.server.sip!.stack.port, host, '127.0.0.4', peers[2]!));
+      const listed = await until(
+        participants,
+        (l) => l.length === 3 && l.every((p) => p.status === 'connected'),
+        15_000,
+      );
+      const callOf = listed.map((p) => p.call_sid);
+      const cf = listed[0]!.conference_sid;
+      expect((await conference())?.status).toBe('RUNNING_MODERATOR_PRESENT');
+      await streaming[2];
+      await new Promise((r) => setTimeout(r, 300));
+      const heard = await Promise.all(peers.map((p) => heardNext(p, 800)));
+      for (const [i, pcm] of heard.entries()) {
+        for (const [j, f] of freqs.entries()) expect(hears(pcm, f), `peer ${i} hears ${f} Hz`).toBe(i !== j);
+        expect(hears(pcm, WAIT_HZ), `peer ${i} hears no wait music`).toBe(false);
+      }
+
+      // Kick B's guest through A, the owner: its Dial goes on to the action on B.
+      expect((await onA('DELETE', `${base}/${cf}/Participants/${callOf[1]}.json`)).status).toBe(204);
+      expect((await callers[1]!.done).code).toBe(0);
+      await until(participants, (l) => l.length === 2, 10_000);
+
+      // The host's call ends (through A, forwarded to B): its endConferenceOnEnter (Restcomm's name for
+      // Twilio's endConferenceOnExit) ends the room on A.
+      const ended = await onA('POST', `${API}/Accounts/${account}/Calls/${callOf[2]}.json`, {
+        Status: 'completed',
+      });
+      expect(ended.status).toBe(200);
+      expect((await callers[2]!.done).code).toBe(0);
+      expect((await callers[0]!.done).code).toBe(0);
+      const done = await until(
+        async () => (await b.request('GET', `${base}/${cf}.json`)).json,
+        (c) => c.status === 'COMPLETED',
+        15_000,
+      );
+      expect(done).toMatchObject({
+        reason_conference_ended: 'participant-with-end-conference-on-exit-left',
+        call_sid_ending_conference: callOf[2],
+      });
+      const after = hooks
+        .requestsTo('/after-moderated')
+        .map((r) => new URLSearchParams(r.rawBody.toString()).get('CallSid'));
+      expect(after.sort()).toEqual([callOf[0], callOf[1]].sort());
+    } finally {
+      for (const c of callers) c.kill();
+      for (const p of peers) p.close();
+    }
+  }, 180_000);
+
   it('three callers on two nodes hear each other; the owner killed, the room ends for all', async () => {
     const room = `across-${Date.now()}`;
     const number = `+1555041${String(Date.now() % 10_000).padStart(4, '0')}`;
