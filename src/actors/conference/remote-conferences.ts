@@ -34,11 +34,28 @@ import type {
   ConferenceRooms,
   LiveConference,
 } from '../interpreter/verbs/conference-rooms.js';
+import { aborted } from '../interpreter/verbs/support.js';
 import type { ConferenceEmitted, ConferenceEvent } from './conference.types.js';
 import { type ConferenceRequest, isConferenceRequest, MediaSteps } from './remote-protocol.js';
 
 /** How often a node checks that the other side of a cross-node participant is still there. */
 export const REMOTE_WATCH_MS = 1000;
+/** Waits `ms`; rejects when `signal` aborts (the verb was stopped). */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(aborted(signal));
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 /** How many times a join follows a room that moved (its owner changed meanwhile). */
 const JOIN_ATTEMPTS = 3;
 
@@ -130,14 +147,20 @@ export class RemoteConferences {
     signal: AbortSignal,
   ): Promise<StayOutcome | 'failed'> {
     const room = roomKeyOf(j);
-    for (let attempt = 0; attempt < JOIN_ATTEMPTS; attempt++) {
+    // An owner that does not answer (it died, its claim still runs) is waited out: then the room
+    // is claimed anew, here or elsewhere. Bounded by the claim's lease.
+    const deadline = Date.now() + this.d.leaseMs + 2 * REMOTE_WATCH_MS;
+    let moves = 0;
+    while (moves < JOIN_ATTEMPTS && Date.now() < deadline) {
       const owner = await this.d.owners.claim(room, this.d.self, this.d.leaseMs);
       if (owner === this.d.self) {
         const seat = enterRoom(this.m, this.d.rooms, j, endpointId, opId);
         return seat ? stayInRoom(this.m, j, seat, endpointId, opId, signal) : 'failed';
       }
       const out = await this.joinOn(owner, j, endpointId, signal);
-      if (out !== 'moved') return out;
+      if (out === 'moved') moves++;
+      else if (out === 'unreachable') await sleep(REMOTE_WATCH_MS, signal);
+      else return out;
     }
     return 'failed';
   }
@@ -202,7 +225,7 @@ export class RemoteConferences {
     j: RoomJoin,
     endpointId: string,
     signal: AbortSignal,
-  ): Promise<StayOutcome | 'failed' | 'moved'> {
+  ): Promise<StayOutcome | 'failed' | 'moved' | 'unreachable'> {
     const relay = `${j.callSid}:cf`;
     const offer = await this.steps.create(relay, null, signal);
     if (offer === null) return 'failed';
@@ -226,8 +249,9 @@ export class RemoteConferences {
         join: j,
         sdp: offer,
       });
-      const r = reply as { outcome?: string; sdp?: string; conferenceSid?: string } | null;
-      if (r?.outcome === 'moved') return 'moved';
+      if (reply === null) return 'unreachable';
+      const r = reply as { outcome?: string; sdp?: string; conferenceSid?: string };
+      if (r.outcome === 'moved') return 'moved';
       if (r?.outcome !== 'joined' || typeof r.sdp !== 'string') return 'failed';
       seated = true;
       if (!(await this.steps.apply(relay, r.sdp, signal))) return 'gone';

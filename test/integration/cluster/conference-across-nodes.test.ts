@@ -6,8 +6,10 @@
  * RTP peers, each sending its own tone: each peer hears the two others and not itself. REST on B
  * lists the one conference and its three participants and mutes a caller of A. Then A is killed:
  * the caller on B gets its `<Dial>` ended (the markup goes on to the action), A's callers are ended
- * by B's recovery, every call ends with exactly one terminal status, and B completes the conference
- * record once A's claim on the room has run out.
+ * by B's recovery, B completes the conference record once A's claim on the room has run out, a
+ * caller dialling the room meanwhile waits that out and starts a new conference on B, and every
+ * call ends with exactly one terminal status. The first test: a waiting participant on B hears the
+ * wait music from A, a moderator on B starts and (leaving) ends A's room, a kick on A reaches B.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
@@ -304,37 +306,25 @@ describe('a conference across two nodes', () => {
 
       // Node A dies. The caller on B leaves the ended room: its Dial goes on to the action.
       a.child.kill('SIGKILL');
+      // A caller dialling the room meanwhile waits out A's claim, then starts a new room on B.
+      const late = await RtpPeer.open('127.0.0.8');
+      peers.push(late);
+      const lateStreaming = answerWithTone(late, 2000);
+      callers.push(await dial(b.server.sip!.stack.port, number, '127.0.0.8', late));
       expect((await callers[2]!.done).code).toBe(0);
       const after = await until(
-        () => hooks.requestsTo('/after').map((r) => new URLSearchParams(r.rawBody.toString())),
+        () =>
+          hooks
+            .requestsTo('/after')
+            .map((r) => new URLSearchParams(r.rawBody.toString()))
+            .filter((f) => f.get('CallSid') === callOf[2]),
         (l) => l.length >= 1,
         20_000,
       );
-      expect(after.map((f) => f.get('CallSid'))).toEqual([callOf[2]]);
+      expect(after).toHaveLength(1);
       expect(after[0]!.get('DialCallStatus')).toBe('completed');
       // A's callers are ended by B once their claims run out.
       for (const c of callers.slice(0, 2)) expect((await c.done).code).toBe(0);
-
-      // Every call: one terminal status, in its record and in its callbacks.
-      await until(calls, (l) => l.length === 3 && l.every((c) => c.status === 'completed'), 30_000);
-      const terminal = await until(
-        () =>
-          hooks
-            .requestsTo('/status')
-            .map((r) => new URLSearchParams(r.rawBody.toString()))
-            .filter((f) =>
-              ['completed', 'failed', 'busy', 'no-answer', 'canceled'].includes(f.get('CallStatus') ?? ''),
-            ),
-        (l) => new Set(l.map((f) => f.get('CallSid'))).size === 3,
-        30_000,
-      );
-      await new Promise((r) => setTimeout(r, 1000));
-      const again = hooks
-        .requestsTo('/status')
-        .map((r) => new URLSearchParams(r.rawBody.toString()))
-        .filter((f) => f.get('CallStatus') === 'completed');
-      expect(terminal.length).toBe(3);
-      expect(again.map((f) => f.get('CallSid')).sort()).toEqual([...callOf].sort());
 
       // The conference record is completed by the survivor, once.
       const done = await until(
@@ -343,10 +333,41 @@ describe('a conference across two nodes', () => {
         20_000,
       );
       expect(done).toMatchObject({ reason_conference_ended: 'node-stopped' });
-      expect(await conferences()).toHaveLength(1);
-      // The status callbacks came from the owner alone: one start, three joins, one sequence.
-      const events = hooks.requestsTo('/confcb').map((r) => new URLSearchParams(r.rawBody.toString()));
-      expect(events.every((e) => e.get('ConferenceSid') === cf)).toBe(true);
+      // The late caller is alone in a new conference of the same name, on B.
+      const again = await until(conferences, (l) => l.length === 2, 20_000);
+      const fresh = again.find((c) => c.sid !== cf)!;
+      expect(fresh.status).toBe('RUNNING_MODERATOR_PRESENT');
+      const [alone] = await until(
+        async () =>
+          (await b.request('GET', `${base}/${fresh.sid}/Participants.json`)).json.calls as Participant[],
+        (l) => l.length === 1,
+      );
+      await lateStreaming;
+      expect(
+        (await b.request('POST', `${base}/${fresh.sid}.json`, { form: { Status: 'completed' } })).status,
+      ).toBe(200);
+      expect((await callers[3]!.done).code).toBe(0);
+
+      // Every call: one terminal status, in its record and in its callbacks.
+      const everyCall = [...callOf, alone!.call_sid].sort();
+      await until(calls, (l) => l.length === 4 && l.every((c) => c.status === 'completed'), 30_000);
+      const terminal = () =>
+        hooks
+          .requestsTo('/status')
+          .map((r) => new URLSearchParams(r.rawBody.toString()))
+          .filter((f) =>
+            ['completed', 'failed', 'busy', 'no-answer', 'canceled'].includes(f.get('CallStatus') ?? ''),
+          )
+          .map((f) => f.get('CallSid'));
+      await until(terminal, (l) => new Set(l).size === 4, 30_000);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(terminal().sort()).toEqual(everyCall);
+
+      // The first room's status callbacks came from its owner alone: one start, three joins, one sequence.
+      const events = hooks
+        .requestsTo('/confcb')
+        .map((r) => new URLSearchParams(r.rawBody.toString()))
+        .filter((e) => e.get('ConferenceSid') === cf);
       const names = events.map((e) => e.get('StatusCallbackEvent'));
       expect(names.filter((n) => n === 'conference-start')).toHaveLength(1);
       expect(names.filter((n) => n === 'participant-join')).toHaveLength(3);
