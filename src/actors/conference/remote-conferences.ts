@@ -129,7 +129,8 @@ export class RemoteConferences {
       // Marked ended before the claim goes: a survivor that sees the claim gone finds the mark.
       void this.d.owners
         .markEnded(e.conference.sid)
-        .then(() => (current ? this.d.owners.release(room, this.d.self) : undefined))
+        // A new conference of the room may have started here meanwhile: it keeps the claim.
+        .then(() => (current && !this.owned.has(room) ? this.d.owners.release(room, this.d.self) : undefined))
         .catch((err) =>
           this.d.logger.warn({ err, conferenceSid: e.conference.sid }, 'room claim not released'),
         );
