@@ -2,6 +2,7 @@
 import type {
   CallClaim,
   CallFilter,
+  CallPage,
   CallProgress,
   CallRecord,
   CallStore,
@@ -222,11 +223,12 @@ export class PgCallStore implements CallStore {
   }
 
   /**
-   * One page, newest first, with the exact total in the same statement (so the two agree). Without
-   * filters other than the account the total is the account's kept count (migration 0019), not a
-   * count of its rows.
+   * One page, newest first, with the exact total and the account's list version in the same
+   * statement (so the three agree; a page past the end still answers the total). Without filters
+   * other than the account the total is the account's kept count (migration 0019), not a count of
+   * its rows.
    */
-  async list(f: CallFilter, page: { offset: number; limit: number }) {
+  async list(f: CallFilter, page: { offset: number; limit: number }): Promise<CallPage> {
     const where = [sql`account_sid = ${f.accountSid}`];
     if (f.to !== undefined) where.push(sql`to_address = ${f.to}`);
     if (f.from !== undefined) where.push(sql`from_address = ${f.from}`);
@@ -236,17 +238,28 @@ export class PgCallStore implements CallStore {
     if (f.parentCallSid !== undefined) where.push(sql`parent_call_sid = ${f.parentCallSid}`);
     const cond = sql.join(where, sql` AND `);
     const total =
-      where.length === 1
-        ? sql`(SELECT COALESCE((SELECT n FROM call_counts WHERE account_sid = ${f.accountSid}), 0))`
-        : sql`(SELECT count(*) FROM calls WHERE ${cond})`;
+      where.length === 1 ? sql`COALESCE(k.n, 0)` : sql`(SELECT count(*) FROM calls WHERE ${cond})`;
     const rows = await this.db.query(
-      sql`SELECT ${LIST_COLUMNS}, ${total}::int AS list_total FROM calls WHERE ${cond}
-        ORDER BY date_created DESC, sid DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
+      sql`SELECT ${total}::int AS list_total, COALESCE(k.v, 0) AS list_version, p.*
+        FROM (SELECT 1) one
+        LEFT JOIN call_counts k ON k.account_sid = ${f.accountSid}
+        LEFT JOIN LATERAL (
+          SELECT ${LIST_COLUMNS} FROM calls WHERE ${cond}
+          ORDER BY date_created DESC, sid DESC LIMIT ${page.limit} OFFSET ${page.offset}
+        ) p ON true
+        ORDER BY p.date_created DESC, p.sid DESC`,
     );
     const first = rows[0];
-    if (first !== undefined) return { total: first.list_total as number, items: rows.map(toCall) };
-    // Past the last page (or no calls): the total alone.
-    const [count] = await this.db.query(sql`SELECT ${total}::int AS n`);
-    return { total: (count?.n as number) ?? 0, items: [] };
+    return {
+      total: (first?.list_total as number | undefined) ?? 0,
+      version: Number(first?.list_version ?? 0),
+      // Past the last page (or no calls) the one row carries the total and no call.
+      items: first?.sid == null ? [] : rows.map(toCall),
+    };
+  }
+
+  async listVersion(accountSid: string): Promise<number> {
+    const [row] = await this.db.query(sql`SELECT v FROM call_counts WHERE account_sid = ${accountSid}`);
+    return Number(row?.v ?? 0);
   }
 }
