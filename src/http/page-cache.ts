@@ -58,6 +58,9 @@ export class PageCache {
     const now = this.now();
     let checkAfter = 0;
     if (old !== undefined) {
+      // Concurrent readers of one version store the same page; a slower reader may bring an older
+      // one (versions only grow). Neither replaces what is kept.
+      if (version <= old.version) return;
       this.#drop(key, old);
       if (now < old.checkAfter) checkAfter = old.checkAfter;
       else if (old.hits === 0) checkAfter = now + COLD_KEY_MS;

@@ -28,10 +28,18 @@ afterAll(async () => {
 });
 
 function call(accountSid: string, from: string, status: CallRecord['status'] = 'completed'): CallRecord {
-  return newRecord({ accountSid, to: '+15550002222', from, direction: 'inbound', status, apiVersion: '2012-04-24' });
+  return newRecord({
+    accountSid,
+    to: '+15550002222',
+    from,
+    direction: 'inbound',
+    status,
+    apiVersion: '2012-04-24',
+  });
 }
 
-const list = (suffix = '.json?PageSize=5') => ts.request('GET', `${API}/Accounts/${ts.admin.sid}/Calls${suffix}`);
+const list = (suffix = '.json?PageSize=5') =>
+  ts.request('GET', `${API}/Accounts/${ts.admin.sid}/Calls${suffix}`);
 const version = () => ts.server.stores.calls.listVersion(ts.admin.sid);
 
 describe('kept calls list pages', () => {
