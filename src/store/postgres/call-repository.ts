@@ -258,8 +258,23 @@ export class PgCallStore implements CallStore {
     };
   }
 
-  async listVersion(accountSid: string): Promise<number> {
-    const [row] = await this.db.query(sql`SELECT v FROM call_counts WHERE account_sid = ${accountSid}`);
-    return Number(row?.v ?? 0);
+  /**
+   * Reads asked for while earlier ones are under way go together in the next statement (a busy
+   * list asks for the same account's version many times at once); each statement is sent after
+   * the reads it answers were asked for, so none misses a write committed before it was asked.
+   */
+  readonly #versions = new GroupCommit<string, number>((sids) => this.#versionBatch(sids));
+
+  listVersion(accountSid: string): Promise<number> {
+    return this.#versions.add(accountSid);
+  }
+
+  async #versionBatch(sids: readonly string[]): Promise<number[]> {
+    const distinct = [...new Set(sids)];
+    const rows = await this.db.query(
+      sql`SELECT account_sid, v FROM call_counts WHERE account_sid = ANY(${distinct}::text[])`,
+    );
+    const found = new Map(rows.map((r) => [r.account_sid as string, Number(r.v)]));
+    return sids.map((sid) => found.get(sid) ?? 0);
   }
 }
