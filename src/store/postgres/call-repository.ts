@@ -24,8 +24,8 @@ const toCall = (r: Row): CallRecord => ({
   from: r.from_address as string,
   phoneNumberSid: (r.phone_number_sid as string | null) ?? null,
   status: r.status as CallRecord['status'],
-  startTime: (r.start_time as Date | null) ?? null,
-  endTime: (r.end_time as Date | null) ?? null,
+  startTime: asDate(r.start_time),
+  endTime: asDate(r.end_time),
   duration: (r.duration as number | null) ?? null,
   price: r.price === null || r.price === undefined ? null : Number(r.price),
   priceUnit: r.price_unit as string,
@@ -36,9 +36,15 @@ const toCall = (r: Row): CallRecord => ({
   callerName: (r.caller_name as string | null) ?? null,
   sipCallId: (r.sip_call_id as string | null) ?? null,
   sipResponseCode: (r.sip_response_code as number | null) ?? null,
-  dateCreated: r.date_created as Date,
-  dateUpdated: r.date_updated as Date,
+  dateCreated: asDate(r.date_created) as Date,
+  dateUpdated: asDate(r.date_updated) as Date,
 });
+
+/** A timestamptz column as read (a Date) or as selected in epoch milliseconds (LIST_COLUMNS). */
+function asDate(v: unknown): Date | null {
+  if (v === null || v === undefined) return null;
+  return typeof v === 'number' ? new Date(v) : (v as Date);
+}
 
 const COLUMNS: Record<keyof CallUpdate, string> = {
   status: 'status',
@@ -53,12 +59,25 @@ const COLUMNS: Record<keyof CallUpdate, string> = {
   from: 'from_address',
 };
 
-/** What the REST list shows of a call (toCall's columns; the claim and callback stay unread). */
+/**
+ * What the REST list shows of a call (toCall's columns; the claim and callback stay unread). Times
+ * come as epoch milliseconds (truncated, as the driver's Date parsing truncates microseconds): a
+ * page of 50 has up to 200 of them, and parsing Postgres's text form into Dates was a tenth of the
+ * list's CPU.
+ */
 const LIST_COLUMNS = sql.__dangerous__rawValue(
-  'sid, parent_call_sid, account_sid, to_address, from_address, phone_number_sid, status, start_time, ' +
-    'end_time, duration, price, price_unit, direction, answered_by, api_version, forwarded_from, ' +
-    'caller_name, sip_call_id, sip_response_code, date_created, date_updated',
+  'sid, parent_call_sid, account_sid, to_address, from_address, phone_number_sid, status, ' +
+    `${epochMs('start_time')}, ${epochMs('end_time')}, duration, price, price_unit, direction, ` +
+    'answered_by, api_version, forwarded_from, caller_name, sip_call_id, sip_response_code, ' +
+    `${epochMs('date_created')}, ${epochMs('date_updated')}, ` +
+    // The exact creation instant (numeric, microseconds; read as text) keeps the page's order.
+    // (Order by `calls.date_created`: the bare name would be the millisecond output column.)
+    'extract(epoch FROM date_created) AS list_order',
 );
+
+function epochMs(column: string): string {
+  return `floor(extract(epoch FROM ${column}) * 1000)::float8 AS ${column}`;
+}
 
 /** A call record to insert, with its claim and the StatusCallback kept for its recovery. */
 interface NewCall {
@@ -245,9 +264,9 @@ export class PgCallStore implements CallStore {
         LEFT JOIN call_counts k ON k.account_sid = ${f.accountSid}
         LEFT JOIN LATERAL (
           SELECT ${LIST_COLUMNS} FROM calls WHERE ${cond}
-          ORDER BY date_created DESC, sid DESC LIMIT ${page.limit} OFFSET ${page.offset}
+          ORDER BY calls.date_created DESC, calls.sid DESC LIMIT ${page.limit} OFFSET ${page.offset}
         ) p ON true
-        ORDER BY p.date_created DESC, p.sid DESC`,
+        ORDER BY p.list_order DESC, p.sid DESC`,
     );
     const first = rows[0];
     return {

@@ -91,6 +91,22 @@ describe('kept calls list pages', () => {
     expect(await version()).toBeGreaterThan(before);
   });
 
+  it('order calls made in the same millisecond by their exact time (dates are read in milliseconds)', async () => {
+    // CAa… sorts before CAb… yet was created later: sid order alone would put it second.
+    await db.query(sql`
+      INSERT INTO calls (sid, account_sid, to_address, from_address, status, direction, date_created, date_updated)
+      VALUES ('CAa0000000000000000000000000000001', ${other}, '+1', 'a', 'completed', 'inbound',
+              '2030-01-01 00:00:00.000900+00', '2030-01-01 00:00:00.000900+00'),
+             ('CAb0000000000000000000000000000002', ${other}, '+1', 'a', 'completed', 'inbound',
+              '2030-01-01 00:00:00.000100+00', '2030-01-01 00:00:00.000100+00')`);
+    const page = await ts.server.stores.calls.list({ accountSid: other }, { offset: 0, limit: 2 });
+    expect(page.items.map((c) => c.sid)).toEqual([
+      'CAa0000000000000000000000000000001',
+      'CAb0000000000000000000000000000002',
+    ]);
+    expect(page.items[0]?.dateCreated.toISOString()).toBe('2030-01-01T00:00:00.000Z');
+  });
+
   it('start over after a TRUNCATE (counts too)', async () => {
     await list();
     await db.query(sql`TRUNCATE calls`);
