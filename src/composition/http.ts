@@ -80,7 +80,7 @@ export async function listenHttp(config: Config, lifecycle: Lifecycle): Promise<
     publicUrl,
     serve(app) {
       server.off('request', starting);
-      server.on('request', app.express);
+      server.on('request', app.listener);
       // WebSocket upgrades on this port: the supervisor stream only (SIP over WebSocket has its own).
       server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
         if (!app.stream?.handleUpgrade(req, socket, head))

@@ -177,16 +177,38 @@ const CONTENT_TYPES: Record<Format, string> = {
 };
 
 /** Writes a rendered body (bypasses Express's res.send: no ETag, no content sniffing). */
-export function writeBody(res: Response, format: Format, body: string): void {
+export function writeBody(res: Response, format: Format, body: string | Buffer): void {
   res.setHeader('Content-Type', CONTENT_TYPES[format]);
-  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 
 /**
- * Sends a paged list: JSON object with the envelope members and the items under `jsonItemsKey`;
+ * Renders a paged list: JSON object with the envelope members and the items under `jsonItemsKey`;
  * XML container element carrying the envelope as attributes (Twilio/Restcomm form).
  */
+export function renderPage(
+  res: Response,
+  format: Format,
+  container: string,
+  items: Items,
+  envelope: Record<string, string | number>,
+  jsonItemsKey: string,
+): string {
+  if (format === 'json') {
+    const rendered = toJson(items) as unknown[];
+    const dialect = dialectOf(res);
+    const body = dialect
+      ? dialect.page(res, container, envelope, jsonItemsKey, rendered)
+      : { ...envelope, [jsonItemsKey]: rendered };
+    return JSON.stringify(body);
+  }
+  const attrs: Record<string, string | number> = {};
+  for (const [k, v] of Object.entries(envelope)) attrs[k.replace(/_/g, '')] = v;
+  return toXml(container, items, attrs);
+}
+
+/** Sends a paged list (see renderPage). */
 export function sendPage(
   res: Response,
   format: Format,
@@ -195,16 +217,10 @@ export function sendPage(
   envelope: Record<string, string | number>,
   jsonItemsKey: string,
 ): void {
-  if (format === 'json') {
-    const rendered = toJson(items) as unknown[];
-    const dialect = dialectOf(res);
-    const body = dialect
-      ? dialect.page(res, container, envelope, jsonItemsKey, rendered)
-      : { ...envelope, [jsonItemsKey]: rendered };
-    writeBody(res, format, JSON.stringify(body));
-    return;
-  }
-  const attrs: Record<string, string | number> = {};
-  for (const [k, v] of Object.entries(envelope)) attrs[k.replace(/_/g, '')] = v;
-  writeBody(res, format, toXml(container, items, attrs));
+  writeBody(res, format, renderPage(res, format, container, items, envelope, jsonItemsKey));
+}
+
+/** Whether the request came in on another API surface (its bodies are reshaped per request). */
+export function hasDialect(res: Response): boolean {
+  return dialectOf(res) !== undefined;
 }

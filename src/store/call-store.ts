@@ -137,8 +137,23 @@ export interface CallStore {
    */
   patch(sid: string, patch: CallProgress): Promise<void>;
   get(accountSid: string, sid: string): Promise<CallRecord | null>;
-  list(
-    filter: CallFilter,
-    page: { offset: number; limit: number },
-  ): Promise<{ total: number; items: CallRecord[] }>;
+  /**
+   * One page of the account's calls, newest first, with the list's total and the account's
+   * `version` (see listVersion), all read at one instant.
+   */
+  list(filter: CallFilter, page: { offset: number; limit: number }): Promise<CallPage>;
+  /**
+   * A number that changes with every committed write to the account's calls (insert, a change of a
+   * listed member, delete), here or on another node: a page read when the version was `v` is still
+   * the page while listVersion answers `v`.
+   */
+  listVersion(accountSid: string): Promise<number>;
+}
+
+/** A page of the calls list (CallStore.list). */
+export interface CallPage {
+  readonly total: number;
+  readonly items: CallRecord[];
+  /** The account's list version when the page was read (CallStore.listVersion). */
+  readonly version: number;
 }

@@ -19,9 +19,10 @@ import type { NumberStore } from '../../store/number-store.js';
 import { addressParam } from '../address-param.js';
 import { accountOf, formatOf } from '../context.js';
 import { one, page, type RouteSpec } from '../openapi/spec.js';
+import { PageCache } from '../page-cache.js';
 import { pageEnvelope, parsePage } from '../paging.js';
 import { Params } from '../params.js';
-import { Items, send, sendPage } from '../render.js';
+import { hasDialect, Items, renderPage, send, writeBody } from '../render.js';
 import type { RouteTable } from '../router.js';
 import { callDto } from '../serializers/call.js';
 import { API_ROOT, API_VERSION } from '../uris.js';
@@ -146,26 +147,39 @@ function startTimeRange(req: Request): { from?: Date; to?: Date } {
 }
 
 export function callRoutes(routes: RouteTable, deps: CallRouteDeps): void {
+  // Rendered pages, served again while the account's calls are unchanged (see page-cache.ts).
+  const pages = new PageCache();
   routes.resource(`${API_ROOT}/Accounts/:accountSid/Calls`, {
     GET: async (req, res) => {
       const account = accountOf(res);
       const q = Params.query(req);
       const page = parsePage(req);
       const range = startTimeRange(req);
-      const { total, items } = await deps.calls.list(
-        {
-          accountSid: account.sid,
-          to: q.get('To'),
-          from: q.get('From'),
-          status: q.oneOf('Status', CALL_STATUSES),
-          startTimeFrom: range.from,
-          startTimeTo: range.to,
-          parentCallSid: q.get('ParentCallSid'),
-        },
-        { offset: page.offset, limit: page.pageSize },
-      );
+      const filter = {
+        accountSid: account.sid,
+        to: q.get('To'),
+        from: q.get('From'),
+        status: q.oneOf('Status', CALL_STATUSES),
+        startTimeFrom: range.from,
+        startTimeTo: range.to,
+        parentCallSid: q.get('ParentCallSid'),
+      };
       const format = formatOf(res);
-      sendPage(
+      // The body depends on the account, the format and the query (filters, paging) only; another
+      // surface's dialect reshapes per request and is not kept.
+      const key = hasDialect(res) ? null : `${account.sid} ${format} ${req.url}`;
+      if (key !== null) {
+        const kept = await pages.lookup(key, () => deps.calls.listVersion(account.sid));
+        if (kept !== null) {
+          writeBody(res, format, kept);
+          return;
+        }
+      }
+      const { total, items, version } = await deps.calls.list(filter, {
+        offset: page.offset,
+        limit: page.pageSize,
+      });
+      const body = renderPage(
         res,
         format,
         'Calls',
@@ -184,6 +198,13 @@ export function callRoutes(routes: RouteTable, deps: CallRouteDeps): void {
         }),
         'calls',
       );
+      if (key === null) {
+        writeBody(res, format, body);
+        return;
+      }
+      const bytes = Buffer.from(body);
+      pages.store(key, version, bytes);
+      writeBody(res, format, bytes);
     },
     POST: async (_req, res) => {
       const account = accountOf(res);

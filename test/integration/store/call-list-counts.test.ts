@@ -54,6 +54,7 @@ describe('calls list totals', () => {
     expect(await calls.list({ accountSid: ts.admin.sid }, { offset: 100, limit: 10 })).toEqual({
       total: 30,
       items: [],
+      version: expect.any(Number),
     });
   });
 
