@@ -57,6 +57,11 @@ export interface Config {
     readonly tcp: boolean;
     /** RFC 7118 WebSocket listener port, or null for none. */
     readonly wsPort: number | null;
+    /** RFC 7118 secure WebSocket listener port (browser phones), or null for none. */
+    readonly wssPort: number | null;
+    /** PEM files of the certificate chain and private key the WSS listener presents. */
+    readonly tlsCert: string | null;
+    readonly tlsKey: string | null;
     /** Optional list of IPs/CIDRs allowed to send INVITEs to hosted numbers (empty = any). */
     readonly trustedSources: readonly string[];
     /** Registrar: shortest and longest binding expiry granted, seconds (RFC 3261 §10.3). */
@@ -196,6 +201,11 @@ export function loadConfig(env: Env = process.env): Config {
   const publicUrl = str(env, 'PUBLIC_URL', `http://127.0.0.1:${port}`).replace(/\/+$/, '');
   const sipHost = str(env, 'SIP_HOST', '127.0.0.1');
   const wsPort = optional(env, 'SIP_WS_PORT');
+  const wssPort = optional(env, 'SIP_WSS_PORT');
+  const tlsCert = optional(env, 'TLS_CERT') ?? null;
+  const tlsKey = optional(env, 'TLS_KEY') ?? null;
+  if (wssPort !== undefined && (!tlsCert || !tlsKey))
+    throw new ConfigError('SIP_WSS_PORT needs TLS_CERT and TLS_KEY (PEM file paths)');
   const config: Config = {
     instanceId: str(env, 'INSTANCE_ID', `ID${randomBytes(16).toString('hex')}`),
     drainTimeoutMs: int(env, 'DRAIN_TIMEOUT', 30, 0, 3600) * 1000,
@@ -232,6 +242,9 @@ export function loadConfig(env: Env = process.env): Config {
       udp: bool(env, 'SIP_UDP', true),
       tcp: bool(env, 'SIP_TCP', true),
       wsPort: wsPort === undefined ? null : int(env, 'SIP_WS_PORT', 0, 0, 65535),
+      wssPort: wssPort === undefined ? null : int(env, 'SIP_WSS_PORT', 0, 0, 65535),
+      tlsCert,
+      tlsKey,
       trustedSources: list(env, 'SIP_TRUSTED_SOURCES'),
       registrarMinExpires: int(env, 'SIP_REGISTRAR_MIN_EXPIRES', 60, 1, 86_400),
       registrarMaxExpires: int(env, 'SIP_REGISTRAR_MAX_EXPIRES', 7_200, 1, 604_800),

@@ -207,11 +207,12 @@ export type MediaEvent =
 export interface MediaPort {
   /**
    * Creates an RTP endpoint. With `remoteSdp` (an offer) the engine answers it; without, it makes
-   * an offer. Outcome: `media.endpointReady` or `media.endpointFailed`.
+   * an offer. Outcome: `media.endpointReady` or `media.endpointFailed`. `webrtc`: the offer is for a
+   * browser (ICE, DTLS-SRTP) instead of plain RTP.
    */
   createEndpoint(
     endpointId: string,
-    opts?: { readonly remoteSdp?: string; readonly codecs?: readonly Codec[] },
+    opts?: { readonly remoteSdp?: string; readonly codecs?: readonly Codec[]; readonly webrtc?: boolean },
   ): void;
   /** Applies the remote answer (or a new offer from a re-INVITE). Outcome: `media.sdpApplied` or `media.endpointFailed`. */
   applyRemoteSdp(endpointId: string, sdp: string): void;

@@ -245,7 +245,7 @@ export class SipLegs implements SipPort {
     const byUri = requestUri === undefined ? undefined : sipUriOf(requestUri)?.params.transport;
     const transport = flow?.protocol ?? (byUri?.toLowerCase() === 'tcp' ? 'TCP' : 'UDP');
     return formatSipAddress(legId, this.stack.host, {
-      port: this.stack.port,
+      port: this.stack.transports.portFor(transport),
       params: transport === 'UDP' ? {} : { transport: transport.toLowerCase() },
     });
   }

@@ -1,5 +1,6 @@
 /**
- * SIP transports we own: UDP, TCP (RFC 3261 §18) and WebSocket (RFC 7118). They frame messages
+ * SIP transports we own: UDP, TCP (RFC 3261 §18) and WebSocket, plain or secure (RFC 7118: WS for
+ * development, WSS with the operator's certificate for browsers on real pages). They frame messages
  * and hand raw text (latin1) to the stack, which validates before it parses; the `sip` package's
  * own sockets drop what they cannot parse, and we must answer 400 instead.
  *
@@ -7,6 +8,8 @@
  * to a client registered over TCP or WS reuse the connection it registered on (RFC 5626 style).
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { readFile } from 'node:fs/promises';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer, isIPv6, connect as netConnect, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { StackConnection, StackMessage } from 'sip';
@@ -14,7 +17,11 @@ import * as stack from 'sip';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { SipMeter, SipWireDirection } from '../metrics/port.js';
 
-export type TransportProtocol = 'UDP' | 'TCP' | 'WS';
+export type TransportProtocol = 'UDP' | 'TCP' | 'WS' | 'WSS';
+
+/** WebSocket flows (RFC 7118): a browser's, reached only over the connection it opened. */
+export const isWebSocketProtocol = (protocol: string): protocol is 'WS' | 'WSS' =>
+  protocol === 'WS' || protocol === 'WSS';
 
 export interface Flow {
   readonly protocol: TransportProtocol;
@@ -36,6 +43,11 @@ export interface TransportOptions {
   readonly udp: boolean;
   readonly tcp: boolean;
   readonly wsPort: number | null;
+  /** RFC 7118 secure WebSocket listener port, or null for none (needs `tlsCert` and `tlsKey`). */
+  readonly wssPort?: number | null;
+  /** PEM certificate chain and private key files of the WSS listener (read at start). */
+  readonly tlsCert?: string | null;
+  readonly tlsKey?: string | null;
   /** Largest header section accepted on a stream, bytes. */
   readonly maxHeaderBytes?: number;
   /** Largest body accepted, bytes (UDP datagrams are capped by their size anyway). */
@@ -48,6 +60,7 @@ export interface BoundPorts {
   readonly udp: number | null;
   readonly tcp: number | null;
   readonly ws: number | null;
+  readonly wss: number | null;
 }
 
 export type RawMessageHandler = (raw: string, flow: Flow) => void;
@@ -64,14 +77,16 @@ const IDLE_STREAM_MS = 10 * 60_000;
 const UDP_BUFFER_BYTES = 4 * 1024 * 1024;
 
 const key = (address: string, port: number) => `${address}|${port}`;
+const wsKey = (protocol: 'WS' | 'WSS', address: string, port: number) => `${protocol}|${address}|${port}`;
 
 export class SipTransports {
   private udp: UdpSocket | null = null;
   private tcp: Server | null = null;
-  private wss: WebSocketServer | null = null;
+  private readonly wsServers: WebSocketServer[] = [];
+  private https: HttpsServer | null = null;
   private readonly streams = new Map<string, Socket>();
   private readonly sockets = new Map<string, WebSocket>();
-  private ports: BoundPorts = { udp: null, tcp: null, ws: null };
+  private ports: BoundPorts = { udp: null, tcp: null, ws: null, wss: null };
   private closed = false;
 
   constructor(
@@ -87,6 +102,13 @@ export class SipTransports {
   /** The port advertised in Via and Contact (UDP and TCP share one number). */
   get sipPort(): number {
     return this.ports.udp ?? this.ports.tcp ?? this.options.port;
+  }
+
+  /** The port advertised in Via and Contact of messages sent over `protocol`. */
+  portFor(protocol: TransportProtocol): number {
+    if (protocol === 'WS') return this.ports.ws ?? this.sipPort;
+    if (protocol === 'WSS') return this.ports.wss ?? this.sipPort;
+    return this.sipPort;
   }
 
   /** Binds every enabled listener. With port 0, UDP picks a port and TCP takes the same number. */
@@ -106,7 +128,9 @@ export class SipTransports {
       }
     }
     if (this.options.wsPort !== null)
-      this.ports = { ...this.ports, ws: await this.listenWs(this.options.wsPort) };
+      this.ports = { ...this.ports, ws: await this.listenWs('WS', this.options.wsPort) };
+    if (this.options.wssPort !== null && this.options.wssPort !== undefined)
+      this.ports = { ...this.ports, wss: await this.listenWss(this.options.wssPort) };
     return this.ports;
   }
 
@@ -151,31 +175,57 @@ export class SipTransports {
     });
   }
 
-  private listenWs(port: number): Promise<number> {
+  /**
+   * The WSS listener: TLS from the operator's certificate files, then the same WebSocket handling
+   * as WS. A renewed certificate is read on the next start.
+   */
+  private async listenWss(port: number): Promise<number> {
+    const { tlsCert, tlsKey } = this.options;
+    if (!tlsCert || !tlsKey) throw new Error('SIP WSS needs TLS_CERT and TLS_KEY');
+    const [cert, key] = await Promise.all([readFile(tlsCert), readFile(tlsKey)]);
+    const server = createHttpsServer({ cert, key });
+    // A client that never finishes its TLS handshake (or sends garbage) is dropped, never fatal.
+    server.on('tlsClientError', (err) => this.log.debug({ err }, 'sip wss handshake failed'));
+    server.on('clientError', (_err, socket) => socket.destroy());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, this.options.host, () => {
+        server.off('error', reject);
+        server.on('error', (err) => this.log.warn({ err }, 'sip wss server error'));
+        resolve();
+      });
+    });
+    this.https = server;
+    return this.listenWs('WSS', port, server);
+  }
+
+  private listenWs(protocol: 'WS' | 'WSS', port: number, server?: HttpsServer): Promise<number> {
     return new Promise((resolve, reject) => {
       const wss = new WebSocketServer({
-        host: this.options.host,
-        port,
+        ...(server ? { server } : { host: this.options.host, port }),
         maxPayload:
           (this.options.maxHeaderBytes ?? DEFAULT_MAX_HEADER) +
           (this.options.maxBodyBytes ?? DEFAULT_MAX_BODY),
         handleProtocols: (protocols) => (protocols.has('sip') ? 'sip' : false),
       });
-      wss.once('error', reject);
-      wss.on('listening', () => {
+      const listening = () => {
         wss.off('error', reject);
-        wss.on('error', (err) => this.log.warn({ err }, 'sip ws server error'));
-        this.wss = wss;
-        resolve((wss.address() as { port: number }).port);
-      });
+        wss.on('error', (err) => this.log.warn({ err, protocol }, 'sip ws server error'));
+        this.wsServers.push(wss);
+        const a = (server ?? wss).address();
+        resolve(typeof a === 'object' && a ? a.port : port);
+      };
+      wss.once('error', reject);
+      if (server) listening();
+      else wss.on('listening', listening);
       wss.on('connection', (ws, req) => {
         const remote = { address: req.socket.remoteAddress ?? '', port: req.socket.remotePort ?? 0 };
         const flow: Flow = {
-          protocol: 'WS',
+          protocol,
           ...remote,
           local: { address: req.socket.localAddress ?? '', port: req.socket.localPort ?? 0 },
         };
-        const k = key(remote.address, remote.port);
+        const k = wsKey(protocol, remote.address, remote.port);
         this.sockets.set(k, ws);
         ws.on('message', (data) => {
           const buf = Array.isArray(data)
@@ -257,8 +307,8 @@ export class SipTransports {
       const s = this.streams.get(key(flow.address, flow.port));
       return s && !s.destroyed ? this.streamConnection(s, 'TCP') : undefined;
     }
-    const ws = this.sockets.get(key(flow.address, flow.port));
-    return ws ? this.wsConnection(ws) : undefined;
+    const ws = this.sockets.get(wsKey(flow.protocol, flow.address, flow.port));
+    return ws ? this.wsConnection(ws, flow.protocol) : undefined;
   }
 
   /** Whether the flow still exists (a TCP/WS client's connection is open). UDP flows always do. */
@@ -282,9 +332,9 @@ export class SipTransports {
       this.adoptStreamOutbound(socket, target);
       return this.streamConnection(socket, 'TCP');
     }
-    if (protocol === 'WS') {
-      const ws = this.sockets.get(key(target.address, target.port));
-      return ws ? this.wsConnection(ws) : undefined;
+    if (isWebSocketProtocol(protocol)) {
+      const ws = this.sockets.get(wsKey(protocol, target.address, target.port));
+      return ws ? this.wsConnection(ws, protocol) : undefined;
     }
     return undefined;
   }
@@ -323,7 +373,7 @@ export class SipTransports {
     if (!m.method || !m.headers.via?.[0]) return;
     const via = m.headers.via[0];
     via.host = this.options.publicAddress;
-    via.port = this.sipPort;
+    via.port = this.portFor(protocol);
     via.protocol = protocol;
     via.version = '2.0';
     if (protocol === 'UDP' && !('rport' in via.params)) via.params.rport = null;
@@ -354,11 +404,11 @@ export class SipTransports {
     };
   }
 
-  private wsConnection(ws: WebSocket): SipConnection {
+  private wsConnection(ws: WebSocket, protocol: 'WS' | 'WSS'): SipConnection {
     return {
-      protocol: 'WS',
+      protocol,
       send: (m) => {
-        this.outgoing(m, 'WS');
+        this.outgoing(m, protocol);
         if (ws.readyState === ws.OPEN) ws.send(Buffer.from(stack.stringify(m), 'latin1').toString('utf8'));
       },
       release: () => {},
@@ -371,7 +421,10 @@ export class SipTransports {
     if (status) this.options.meter?.response('out', Number(status));
     if (flow.protocol === 'UDP') this.udp?.send(Buffer.from(text, 'latin1'), flow.port, flow.address);
     else if (flow.protocol === 'TCP') this.streams.get(key(flow.address, flow.port))?.write(text, 'latin1');
-    else this.sockets.get(key(flow.address, flow.port))?.send(Buffer.from(text, 'latin1').toString('utf8'));
+    else
+      this.sockets
+        .get(wsKey(flow.protocol, flow.address, flow.port))
+        ?.send(Buffer.from(text, 'latin1').toString('utf8'));
   }
 
   /** Idempotent. */
@@ -385,7 +438,9 @@ export class SipTransports {
     await Promise.all([
       new Promise<void>((r) => (this.udp ? this.udp.close(() => r()) : r())),
       new Promise<void>((r) => (this.tcp ? this.tcp.close(() => r()) : r())),
-      new Promise<void>((r) => (this.wss ? this.wss.close(() => r()) : r())),
+      ...this.wsServers.map((wss) => new Promise<void>((r) => wss.close(() => r()))),
     ]);
+    // The HTTPS server under WSS: its sockets were the WebSockets terminated above.
+    await new Promise<void>((r) => (this.https ? this.https.close(() => r()) : r()));
   }
 }
