@@ -26,6 +26,7 @@ import type { Config } from './config.js';
 import type { EmailService } from './email/email-service.js';
 import type { App } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
+import type { MediaPort } from './media/port.js';
 import { createMetrics, type Metrics } from './metrics/prometheus.js';
 import { Readiness } from './metrics/readiness.js';
 import type { Notifier } from './notifications/notifier.js';
@@ -71,6 +72,8 @@ export interface RunningServer {
   readonly sip: SipService | null;
   /** This node's live conferences, or null with SIP_ENABLED=false. */
   readonly conferences: ConferenceRooms | null;
+  /** This node's media engine (endpoint counters for tests and tools), or null with SIP_ENABLED=false. */
+  readonly media: MediaPort | null;
   // --- Messaging ---
   readonly sms: SmsService;
   readonly smsStore: SmsStore;
@@ -134,6 +137,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     });
     await streamRelay.subscribe((message) => liveStream.applyRemote(message));
     let conferences: ConferenceRooms | null = null;
+    let media: MediaPort | null = null;
 
     lifecycle.onClose(() => liveStream.close());
     // Registrations reach the stream as the registrar announces them (expiry: the stream's timers).
@@ -154,6 +158,9 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         callObservers: [supervisor.observe, liveStream.observe],
         onConferences: (rooms) => {
           conferences = rooms;
+        },
+        onMedia: (engine) => {
+          media = engine;
         },
       },
       lifecycle,
@@ -236,6 +243,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       profiles: profileResolver,
       sip,
       conferences,
+      media,
       sms,
       smsStore,
       email,

@@ -28,6 +28,7 @@ import { SipClientMessenger } from '../actors/sms/client-messenger.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { MediaEngine } from '../media/media-engine.js';
+import type { MediaPort } from '../media/port.js';
 import type { SipMeter } from '../metrics/port.js';
 import type { Metrics } from '../metrics/prometheus.js';
 import type { Readiness } from '../metrics/readiness.js';
@@ -97,6 +98,8 @@ export interface VoiceDeps {
   readonly callObservers?: readonly CallObserver[];
   /** Receives this node's conferences once composed (the REST API reads them). */
   readonly onConferences?: (conferences: ConferenceRooms) => void;
+  /** Receives this node's media engine once started. */
+  readonly onMedia?: (media: MediaPort) => void;
 }
 
 /** Call admission, then (with SIP) the media engine, call runtime and interpreter; recovers this node's calls. */
@@ -135,6 +138,7 @@ export async function composeVoice(
       blockPrivateUrls: config.webhooks.blockPrivate,
     });
     await media.start();
+    deps.onMedia?.(media);
     lifecycle.onClose(() => media.close());
     // Operations: the engine's readiness and endpoint count (composition/observability.ts has the rest).
     deps.readiness?.add('media', () => ({ up: media.isReady }));
