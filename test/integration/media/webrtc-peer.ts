@@ -46,7 +46,13 @@ export class BrowserPeer {
   private ts = 48_000;
   private timer: NodeJS.Timeout | null = null;
 
+  constructor() {
+    // onTrack fires inside setRemoteDescription: subscribe before it.
+    this.pc.onTransceiverAdded.subscribe((t) => this.watch(t));
+  }
+
   private watch(t: RTCRtpTransceiver): void {
+    if (this.transceiver) return;
     this.transceiver = t;
     t.onTrack.subscribe((track) =>
       track.onReceiveRtp.subscribe((rtp) =>
