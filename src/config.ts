@@ -259,6 +259,7 @@ export function loadConfig(env: Env = process.env): Config {
       cacheDir: str(env, 'MEDIA_CACHE_DIR', join(tmpdir(), 'switchboard-media-cache')),
       cacheMaxBytes: int(env, 'MEDIA_CACHE_MAX_BYTES', 512 * 1024 * 1024, 1024 * 1024),
       maxDownloadBytes: int(env, 'MEDIA_MAX_DOWNLOAD_BYTES', 50 * 1024 * 1024, 1024),
+      webrtcPublicAddresses: list(env, 'WEBRTC_PUBLIC_ADDRESS'),
     },
     ussd: {
       gatewayUri: optional(env, 'USSD_GATEWAY_URI') ?? null,

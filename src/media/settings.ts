@@ -18,6 +18,12 @@ export interface MediaSettings {
   readonly cacheMaxBytes: number;
   /** Largest Play URL body accepted, before conversion. */
   readonly maxDownloadBytes: number;
+  /**
+   * Addresses (IPv4, comma-separated in `WEBRTC_PUBLIC_ADDRESS`) a WebRTC endpoint advertises as
+   * extra host candidates beside `rtpHost`, with the same port: the public side of a 1:1 NAT in
+   * front of the engine. Empty: only `rtpHost` is advertised.
+   */
+  readonly webrtcPublicAddresses?: readonly string[];
 }
 
 /**

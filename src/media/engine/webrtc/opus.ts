@@ -1,0 +1,50 @@
+/**
+ * Opus at the engine's rate: libopus encodes and decodes 8 kHz PCM directly (RFC 7587 §4.1 keeps
+ * the RTP clock at 48 kHz whatever the audio bandwidth), so no resampler sits between the engine's
+ * 20 ms frames and the wire. `opusscript` is libopus compiled to WebAssembly.
+ */
+import OpusScript from 'opusscript';
+import { MEDIA } from '../constants.js';
+
+/** Encoder and decoder state of one leg (Opus is stateful both ways). */
+export class OpusCodec {
+  private encoder: OpusScript | null = null;
+  private decoder: OpusScript | null = null;
+  private readonly out = new Int16Array(MEDIA.SAMPLE_RATE / 10);
+
+  /** One 20 ms frame of 8 kHz PCM → one Opus packet. */
+  encode(pcm: Int16Array): Uint8Array {
+    this.encoder ??= newEncoder();
+    return this.encoder.encode(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength), pcm.length);
+  }
+
+  /** One Opus packet → 8 kHz PCM (a view valid until the next call); empty when undecodable. */
+  decode(payload: Uint8Array): Int16Array {
+    this.decoder ??= new OpusScript(MEDIA.SAMPLE_RATE, 1, OpusScript.Application.VOIP);
+    let pcm: Buffer;
+    try {
+      pcm = this.decoder.decode(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength));
+    } catch {
+      // A corrupt packet is the network's fault, never fatal.
+      return this.out.subarray(0, 0);
+    }
+    const n = Math.min(this.out.length, pcm.length >> 1);
+    for (let i = 0; i < n; i++) this.out[i] = pcm.readInt16LE(i * 2);
+    return this.out.subarray(0, n);
+  }
+
+  /** Frees the WebAssembly state. */
+  close(): void {
+    this.encoder?.delete();
+    this.decoder?.delete();
+    this.encoder = null;
+    this.decoder = null;
+  }
+}
+
+function newEncoder(): OpusScript {
+  const enc = new OpusScript(MEDIA.SAMPLE_RATE, 1, OpusScript.Application.VOIP);
+  // Narrowband speech needs little: 24 kbit/s is transparent at 8 kHz and keeps packets small.
+  enc.setBitrate(24_000);
+  return enc;
+}
