@@ -142,9 +142,9 @@ export class BrowserPeer {
     const ts = this.ts;
     this.ts += 960 * 6;
     const durations = [960, 1920, 2880, 3840];
-    durations.forEach((d, i) =>
-      this.sendRtp(EVENT_PT, Buffer.from(buildTelephoneEvent(event, false, d)), ts, i === 0),
-    );
+    durations.forEach((d, i) => {
+      this.sendRtp(EVENT_PT, Buffer.from(buildTelephoneEvent(event, false, d)), ts, i === 0);
+    });
     for (let i = 0; i < 3; i++)
       this.sendRtp(EVENT_PT, Buffer.from(buildTelephoneEvent(event, true, 4800)), ts);
   }

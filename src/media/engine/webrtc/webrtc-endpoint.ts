@@ -85,7 +85,7 @@ export class WebRtcEndpoint extends Endpoint {
 
   protected override canSend(): boolean {
     const d = this.media?.direction;
-    return this.link !== null && this.link.connected && (d === 'sendrecv' || d === 'recvonly');
+    return this.link?.connected === true && (d === 'sendrecv' || d === 'recvonly');
   }
 
   protected override transmit(packet: Buffer): void {
