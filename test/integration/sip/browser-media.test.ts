@@ -35,6 +35,9 @@ let hooks: WebhookServer;
 let browser: Chromium | undefined;
 let refused: string[] = [];
 let domain = '';
+/** Our SDP of every endpoint the engine made (offer or answer), by endpoint id. */
+const localSdp = new Map<string, string>();
+let unsubscribe: (() => void) | undefined;
 
 beforeAll(async () => {
   cert = await selfSignedCertificate();
@@ -47,11 +50,15 @@ beforeAll(async () => {
     });
     expect(c.status).toBe(201);
   }
+  unsubscribe = ts.server.media!.subscribe((e) => {
+    if (e.type === 'media.endpointReady') localSdp.set(e.endpoint.endpointId, e.endpoint.sdp);
+  });
   browser = await launchChromium({ args: WEBRTC_ARGS });
   refused = await loopbackOnly(browser.context);
 }, 90_000);
 
 afterAll(async () => {
+  unsubscribe?.();
   await browser?.close();
   await hooks?.close();
   await ts?.dispose();
@@ -63,6 +70,14 @@ async function registeredPhone(login: string): Promise<PhonePage> {
   await register(phone.page, login, `${login}-secret-1`);
   await expect.poll(() => registrationText(phone.page), { timeout: 15_000 }).toBe('Registered');
   return phone;
+}
+
+/** Whether the endpoint speaks WebRTC (DTLS-SRTP with ICE) or plain RTP, from our SDP. */
+function profileOf(endpointId: string): 'webrtc' | 'rtp' {
+  const sdp = localSdp.get(endpointId) ?? '';
+  if (/^m=audio \d+ UDP\/TLS\/RTP\/SAVPF /m.test(sdp) && /^a=fingerprint:/m.test(sdp)) return 'webrtc';
+  expect(sdp).toMatch(/^m=audio \d+ RTP\/AVP /m);
+  return 'rtp';
 }
 
 const stats = (endpointId: string): Promise<EndpointStats | null> => ts.server.media!.stats(endpointId);
@@ -126,6 +141,7 @@ describe('browser phones with WebRTC media', () => {
       20_000,
     );
     expect(flowing!.packetsMalformed).toBe(0);
+    expect(profileOf(sid)).toBe('webrtc');
 
     const [recorded] = await until(
       () => hooks.requestsTo('/recorded'),
@@ -152,7 +168,9 @@ describe('browser phones with WebRTC media', () => {
     await bob.page.getByRole('button', { name: 'Answer' }).click();
     await expect.poll(() => callState(alice.page), { timeout: 15_000 }).toBe('In call');
     await expect.poll(() => callState(bob.page), { timeout: 15_000 }).toBe('In call');
-    await mediaBothWays(2);
+    const legs = await mediaBothWays(2);
+    // The browser's own call answered with WebRTC, and the call to the other browser offered it.
+    expect(legs.map((l) => profileOf(l.endpointId))).toEqual(['webrtc', 'webrtc']);
     await alice.page.getByRole('button', { name: 'Hang up' }).click();
     await expect.poll(() => callState(bob.page), { timeout: 10_000 }).toMatch(/^Ended/);
     expect([...alice.errors, ...bob.errors]).toEqual([]);
@@ -181,7 +199,9 @@ describe('browser phones with WebRTC media', () => {
       expect(await bob.page.locator('#caller').textContent()).toBe('carol');
       await bob.page.getByRole('button', { name: 'Answer' }).click();
       await desk.waitForEvent('CALL_ESTABLISHED', 15_000);
-      await mediaBothWays(2);
+      const legs = await mediaBothWays(2);
+      // The desk phone's leg is plain RTP, the browser's WebRTC: the engine bridges the two.
+      expect(legs.map((l) => profileOf(l.endpointId)).sort()).toEqual(['rtp', 'webrtc']);
       await bob.page.getByRole('button', { name: 'Hang up' }).click();
       await desk.waitForEvent('CALL_CLOSED', 10_000);
     } finally {
