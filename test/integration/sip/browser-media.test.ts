@@ -159,6 +159,42 @@ describe('browser phones with WebRTC media', () => {
     await page.close();
   }, 90_000);
 
+  it("the page's keypad sends DTMF that the call's Gather collects", async () => {
+    hooks.script('/gather', xml('<Gather numDigits="2" timeout="10" action="/gathered"/>'));
+    hooks.script('/gathered', xml('<Hangup/>'));
+    const number = '+15550700002';
+    const n = await ts.request('POST', `${API}/Accounts/${ts.admin.sid}/IncomingPhoneNumbers.json`, {
+      form: { PhoneNumber: number, VoiceUrl: `${hooks.origin}/gather` },
+    });
+    expect(n.status).toBe(201);
+    const { page, errors } = await registeredPhone('alice');
+    await dial(page, number);
+    await expect.poll(() => callState(page), { timeout: 15_000 }).toBe('In call');
+    const keypad = page.getByRole('group', { name: 'Keypad' });
+    // Keys are pressed once the call's audio flows (DTMF rides in the media).
+    const [gather] = await until(
+      () => hooks.requestsTo('/gather'),
+      (r) => r.length === 1,
+    );
+    await until(
+      () => stats(new URLSearchParams(gather!.rawBody.toString()).get('CallSid') as string),
+      (st) => st !== null && st.packetsIn >= FLOWING,
+      20_000,
+    );
+    await keypad.getByRole('button', { name: '4', exact: true }).click();
+    await page.waitForTimeout(400);
+    await keypad.getByRole('button', { name: '7', exact: true }).click();
+    const [gathered] = await until(
+      () => hooks.requestsTo('/gathered'),
+      (r) => r.length === 1,
+      15_000,
+    );
+    expect(new URLSearchParams(gathered!.rawBody.toString()).get('Digits')).toBe('47');
+    await expect.poll(() => callState(page), { timeout: 10_000 }).toMatch(/^Ended/);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+
   it('one browser calls another: both answer and media flows both ways on both legs', async () => {
     const bob = await registeredPhone('bob');
     const alice = await registeredPhone('alice');
@@ -171,6 +207,20 @@ describe('browser phones with WebRTC media', () => {
     const legs = await mediaBothWays(2);
     // The browser's own call answered with WebRTC, and the call to the other browser offered it.
     expect(legs.map((l) => profileOf(l.endpointId))).toEqual(['webrtc', 'webrtc']);
+    // The supervisor sees two client legs like any other.
+    const live = await ts.request('GET', `${API}/Accounts/${ts.admin.sid}/Supervisor.json/livecalls`);
+    expect(live.status).toBe(200);
+    const views = (live.json as Array<{ type: string; from: string; to: string }>).map((c) => ({
+      type: c.type,
+      from: c.from,
+      to: c.to,
+    }));
+    expect(views).toHaveLength(2);
+    expect(views.every((v) => v.type === 'CLIENT')).toBe(true);
+    expect(views).toEqual([
+      { type: 'CLIENT', from: 'client:alice', to: 'client:bob' },
+      { type: 'CLIENT', from: 'client:alice', to: 'client:bob' },
+    ]);
     await alice.page.getByRole('button', { name: 'Hang up' }).click();
     await expect.poll(() => callState(bob.page), { timeout: 10_000 }).toMatch(/^Ended/);
     expect([...alice.errors, ...bob.errors]).toEqual([]);

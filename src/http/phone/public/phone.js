@@ -78,7 +78,14 @@ $('decline').addEventListener('click', () => session?.terminate({ status_code: 6
 
 for (const key of $('keypad').querySelectorAll('button')) {
   // RFC 4733 events in the media (the browser's RTCDTMFSender), as a desk phone sends them.
-  key.addEventListener('click', () => session?.sendDTMF(key.textContent, { transportType: 'RFC2833' }));
+  key.addEventListener('click', () => {
+    try {
+      session?.sendDTMF(key.textContent, { transportType: 'RFC2833' });
+    } catch (e) {
+      // Before the media is connected the browser cannot send events yet.
+      show('call-state', `Key ${key.textContent} not sent: ${e.message}`);
+    }
+  });
 }
 
 function track(s) {

@@ -92,6 +92,11 @@ export interface WebRtcMedia {
   readonly codecPt: number;
   /** telephone-event at the codec's clock rate, or null. */
   readonly eventPt: number | null;
+  /**
+   * Every telephone-event payload type of the section: Chrome sends its RFC 4733 events at 8 kHz
+   * (its `telephone-event/8000` type) even while Opus at 48 kHz carries the audio.
+   */
+  readonly eventPts?: readonly number[];
   /** Every audio payload type of the section we can decode. */
   readonly decodable: ReadonlyMap<number, WebRtcCodec>;
   readonly direction: 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
@@ -131,6 +136,7 @@ export function negotiatedMedia(answer: string): WebRtcMedia | null {
     codec: chosen.codec,
     codecPt: chosen.pt,
     eventPt: events.find((e) => e.rate === rate)?.pt ?? null,
+    eventPts: events.map((e) => e.pt),
     decodable,
     direction: (audio.direction ?? parsed.direction ?? 'sendrecv') as WebRtcMedia['direction'],
   };

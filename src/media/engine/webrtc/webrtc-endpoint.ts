@@ -63,7 +63,12 @@ export class WebRtcEndpoint extends Endpoint {
 
   /** An SRTP-decrypted packet from the browser. */
   receiveSrtp(pkt: RtpPacket): void {
-    this.accept(pkt);
+    const m = this.media;
+    // An event on another telephone-event type of the section (see WebRtcMedia.eventPts) is
+    // still a key press: it counts as the negotiated one.
+    if (m && m.eventPt !== null && pkt.payloadType !== m.eventPt && m.eventPts?.includes(pkt.payloadType))
+      this.accept({ ...pkt, payloadType: m.eventPt });
+    else this.accept(pkt);
   }
 
   protected override audioCodecOf(pt: number): string | null {
