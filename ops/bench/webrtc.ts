@@ -169,6 +169,8 @@ const engine = new MediaEngine({
   storage: new LocalRecordingStorage(join(root, 'recordings')),
   logger: pino({ level: 'warn' }),
   engineLogLevel: 'warn',
+  // e.g. BENCH_ENGINE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the engine.
+  engineExecArgv: (process.env.BENCH_ENGINE_ARGS ?? '').split(' ').filter(Boolean),
 });
 const events: MediaEvent[] = [];
 const sdps = new Map<string, (sdp: string) => void>();
