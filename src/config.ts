@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MediaSettings } from './media/settings.js';
+import { type MediaSettings, WEBRTC_CODEC_NAMES, type WebRtcCodecName } from './media/settings.js';
 import { formatSipAddress, parseHostOrSipUri, SipUriError } from './sip/sip-uri.js';
 import { parseSmppUrl } from './smpp/url.js';
 
@@ -189,6 +189,26 @@ function list(env: Env, name: string): string[] {
         .filter(Boolean);
 }
 
+function ipv4List(env: Env, name: string): string[] {
+  const values = list(env, name);
+  for (const v of values) {
+    if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(v))
+      throw new ConfigError(`${name} must list IPv4 addresses, got "${v}"`);
+  }
+  return values;
+}
+
+/** WEBRTC_CODECS: the codecs offered and preferred toward browsers, in order (default opus,PCMU,PCMA). */
+function webrtcCodecs(env: Env): WebRtcCodecName[] {
+  const values = list(env, 'WEBRTC_CODECS');
+  if (values.length === 0) return ['opus', 'PCMU', 'PCMA'];
+  return values.map((v) => {
+    const c = WEBRTC_CODEC_NAMES.find((n) => n.toLowerCase() === v.toLowerCase());
+    if (!c) throw new ConfigError(`WEBRTC_CODECS takes ${WEBRTC_CODEC_NAMES.join(', ')}; got "${v}"`);
+    return c;
+  });
+}
+
 function callerIdPolicy(env: Env): 'open' | 'verified' {
   const v = str(env, 'CALLER_ID_POLICY', 'open');
   if (v !== 'open' && v !== 'verified') throw new ConfigError('CALLER_ID_POLICY must be open or verified');
@@ -259,7 +279,8 @@ export function loadConfig(env: Env = process.env): Config {
       cacheDir: str(env, 'MEDIA_CACHE_DIR', join(tmpdir(), 'switchboard-media-cache')),
       cacheMaxBytes: int(env, 'MEDIA_CACHE_MAX_BYTES', 512 * 1024 * 1024, 1024 * 1024),
       maxDownloadBytes: int(env, 'MEDIA_MAX_DOWNLOAD_BYTES', 50 * 1024 * 1024, 1024),
-      webrtcPublicAddresses: list(env, 'WEBRTC_PUBLIC_ADDRESS'),
+      webrtcPublicAddresses: ipv4List(env, 'WEBRTC_PUBLIC_ADDRESS'),
+      webrtcCodecs: webrtcCodecs(env),
     },
     ussd: {
       gatewayUri: optional(env, 'USSD_GATEWAY_URI') ?? null,

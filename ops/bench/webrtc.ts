@@ -6,7 +6,8 @@
  *   npm run bench:webrtc      (BENCH_STEPS=50,100 BENCH_SECONDS=10 BENCH_WARMUP=3)
  *
  * The WebRTC peers are werift RTCPeerConnections in this process (full ICE, DTLS client), sending
- * pre-encoded 48 kHz Opus every 20 ms over SRTP; the plain peers send PCMU over UDP. The engine is
+ * pre-encoded 48 kHz Opus (or, for the `WebRTC PCMU` row, PCMU: SRTP without transcoding cost)
+ * every 20 ms over SRTP; the plain peers send PCMU over UDP. BENCH_KINDS picks rows. The engine is
  * the real forked process. Goal: WebRTC ≤ 4× the plain per-leg CPU and p99 lateness < 5 ms at 100.
  */
 import { createSocket, type Socket } from 'node:dgram';
@@ -59,18 +60,24 @@ async function webrtcLeg(
   engine: MediaEngine,
   id: string,
   ready: (id: string) => Promise<string>,
+  codec: 'opus' | 'PCMU',
 ): Promise<Leg> {
   const pc = new RTCPeerConnection({
     codecs: {
       audio: [
-        new RTCRtpCodecParameters({
-          mimeType: 'audio/opus',
-          clockRate: 48000,
-          channels: 2,
-          payloadType: 111,
-        }),
+        ...(codec === 'opus'
+          ? [
+              new RTCRtpCodecParameters({
+                mimeType: 'audio/opus',
+                clockRate: 48000,
+                channels: 2,
+                payloadType: 111,
+              }),
+            ]
+          : []),
         new RTCRtpCodecParameters({ mimeType: 'audio/PCMU', clockRate: 8000, payloadType: 0 }),
         new RTCRtpCodecParameters({ mimeType: 'audio/telephone-event', clockRate: 48000, payloadType: 110 }),
+        new RTCRtpCodecParameters({ mimeType: 'audio/telephone-event', clockRate: 8000, payloadType: 126 }),
       ],
     },
     headerExtensions: { audio: [] },
@@ -85,13 +92,17 @@ async function webrtcLeg(
     sendFrame(i) {
       const t = leg.t;
       if (!t || t.dtlsTransport.state !== 'connected') return;
+      const opus = codec === 'opus';
       const header = new RtpHeader({
-        payloadType: 111,
+        payloadType: opus ? 111 : 0,
         sequenceNumber: i & 0xffff,
-        timestamp: (i * 960) >>> 0,
+        timestamp: (i * (opus ? 960 : 160)) >>> 0,
         ssrc: t.sender.ssrc,
       });
-      void t.dtlsTransport.sendRtp(opusFrames[i % opusFrames.length]!, header);
+      const payload = opus
+        ? opusFrames[i % opusFrames.length]!
+        : Buffer.from(pcmuFrames[i % pcmuFrames.length]!);
+      void t.dtlsTransport.sendRtp(payload, header);
     },
     close: () => pc.close(),
   };
@@ -110,7 +121,7 @@ async function webrtcLeg(
   engine.createEndpoint(id, { remoteSdp: pc.localDescription!.sdp });
   await pc.setRemoteDescription({ type: 'answer', sdp: await ready(id) });
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${id}: DTLS not up in 30 s`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`${id}: DTLS not up in 60 s`)), 60_000);
     pc.connectionStateChange.subscribe((s) => {
       if (s !== 'connected') return;
       clearTimeout(timer);
@@ -169,6 +180,8 @@ const engine = new MediaEngine({
   storage: new LocalRecordingStorage(join(root, 'recordings')),
   logger: pino({ level: 'warn' }),
   engineLogLevel: 'warn',
+  // e.g. BENCH_ENGINE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the engine.
+  engineExecArgv: (process.env.BENCH_ENGINE_ARGS ?? '').split(' ').filter(Boolean),
 });
 const events: MediaEvent[] = [];
 const sdps = new Map<string, (sdp: string) => void>();
@@ -195,7 +208,7 @@ const promptPcm = tone(440, 5000, 6000);
 await writeFile(prompt, Buffer.concat([wavHeader(promptPcm.length * 2), pcmToBytes(promptPcm)]));
 
 interface Row {
-  kind: 'plain G.711' | 'WebRTC Opus';
+  kind: Kind;
   legs: number;
   cpuPercent: number;
   cpuPerLeg: number;
@@ -208,10 +221,16 @@ interface Row {
   rssMB: number;
   loadAverage: number;
 }
+type Kind = 'plain G.711' | 'WebRTC Opus' | 'WebRTC PCMU';
+const kinds = (process.env.BENCH_KINDS?.split(',') as Kind[] | undefined) ?? [
+  'plain G.711',
+  'WebRTC Opus',
+  'WebRTC PCMU',
+];
 const rows: Row[] = [];
 let run = 0;
 for (const n of steps) {
-  for (const kind of ['plain G.711', 'WebRTC Opus'] as const) {
+  for (const kind of kinds) {
     run++;
     events.length = 0;
     const ids = Array.from({ length: n }, (_, i) => `bench-${run}-${i}`);
@@ -222,7 +241,9 @@ for (const n of steps) {
       legs.push(
         ...(await Promise.all(
           batch.map((id) =>
-            kind === 'WebRTC Opus' ? webrtcLeg(engine, id, ready) : plainLeg(engine, id, ready),
+            kind === 'plain G.711'
+              ? plainLeg(engine, id, ready)
+              : webrtcLeg(engine, id, ready, kind === 'WebRTC Opus' ? 'opus' : 'PCMU'),
           ),
         )),
       );

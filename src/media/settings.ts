@@ -24,7 +24,17 @@ export interface MediaSettings {
    * front of the engine. Empty: only `rtpHost` is advertised.
    */
   readonly webrtcPublicAddresses?: readonly string[];
+  /**
+   * Codecs a WebRTC endpoint offers and prefers, in order (`WEBRTC_CODECS`, default
+   * `opus,PCMU,PCMA`). Opus costs far more engine CPU than G.711 (docs/benchmarks.md); putting
+   * PCMU first trades browser audio quality for capacity. Absent: the default.
+   */
+  readonly webrtcCodecs?: readonly WebRtcCodecName[];
 }
+
+/** Codecs a WebRTC endpoint can use (all transcoded to and from the engine's 8 kHz PCM). */
+export const WEBRTC_CODEC_NAMES = ['opus', 'PCMU', 'PCMA'] as const;
+export type WebRtcCodecName = (typeof WEBRTC_CODEC_NAMES)[number];
 
 /**
  * How Play URLs are fetched: the same SSRF policy as webhooks (the composition root passes

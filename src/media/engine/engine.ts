@@ -311,6 +311,7 @@ export class Engine {
           port: probe.port,
           publicAddresses: this.settings.webrtcPublicAddresses ?? [],
           codecs: allowed,
+          order: this.settings.webrtcCodecs ?? ['opus', 'PCMU', 'PCMA'],
           remoteSdp,
           onDigit: (e, d) => this.onDigit(e, d),
           onEvent: (e, pkt) => this.relayEvent(e, pkt),

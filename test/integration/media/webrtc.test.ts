@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
 import { newSid, SidPrefix } from '../../../src/ids.js';
+import { decodeG711 } from '../../../src/media/engine/g711.js';
 import { tone } from '../../../src/media/engine/pcm.js';
 import { RtpPeer, rmsOf, startEngine, type TestEngine, tonePower, until } from './helpers.js';
 import { BrowserPeer, tone48k } from './webrtc-peer.js';
@@ -128,5 +129,33 @@ describe('WebRTC endpoints', () => {
       t.engine.release('wr-bridge');
       t.engine.release('plain-bridge');
     }
+  });
+});
+
+describe('WebRTC endpoints with WEBRTC_CODECS=PCMU,opus', () => {
+  let t: TestEngine;
+  let peer: BrowserPeer | null = null;
+  beforeAll(async () => {
+    t = await startEngine({ webrtcCodecs: ['PCMU', 'opus'] });
+  });
+  afterAll(async () => {
+    await peer?.close();
+    await t?.close();
+  });
+
+  it('answers PCMU first and sends G.711 over SRTP', async () => {
+    peer = new BrowserPeer();
+    const info = await t.endpoint('wr-pcmu', await peer.offer());
+    expect(info.sdp).toMatch(/^m=audio \d+ UDP\/TLS\/RTP\/SAVPF 0 /m);
+    await peer.acceptAnswer(info.sdp);
+    await peer.connected();
+    t.engine.play('wr-pcmu', 'p', { kind: 'tone', frequencyHz: 700, ms: 3000 });
+    await until(() => peer!.received.filter((r) => r.pt === 0).length >= 50, 10_000, 'PCMU from the engine');
+    const heard = decodeG711(
+      'PCMU',
+      Buffer.concat(peer.received.filter((r) => r.pt === 0).map((r) => r.payload)),
+    );
+    expect(tonePower(heard, 700)).toBeGreaterThan(50 * tonePower(heard, 1500));
+    t.engine.release('wr-pcmu');
   });
 });

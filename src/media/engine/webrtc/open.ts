@@ -3,6 +3,7 @@
  * create/applySdp commands and the werift peer. Outcomes are values, never throws.
  */
 import type { Codec } from '../../port.js';
+import type { WebRtcCodecName } from '../../settings.js';
 import type { Endpoint } from '../endpoint.js';
 import type { RtpPacket } from '../rtp.js';
 import { WebRtcPeer } from './peer.js';
@@ -15,6 +16,8 @@ export interface OpenArgs {
   readonly port: number;
   readonly publicAddresses: readonly string[];
   readonly codecs: readonly Codec[];
+  /** Preference order (WEBRTC_CODECS). */
+  readonly order: readonly WebRtcCodecName[];
   /** The browser's offer; absent: we make the offer. */
   readonly remoteSdp?: string;
   readonly onDigit: (ep: Endpoint, digit: string) => void;
@@ -36,6 +39,7 @@ export async function openWebRtcEndpoint(
     port: a.port,
     publicAddresses: a.publicAddresses,
     codecs: a.codecs,
+    order: a.order,
   });
   try {
     let sdp: string;

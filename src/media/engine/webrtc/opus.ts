@@ -15,8 +15,13 @@ export class OpusCodec {
   private decoder: OpusScript | null = null;
   private readonly out = new Int16Array(MEDIA.SAMPLE_RATE / 10);
 
-  /** One 20 ms frame of 8 kHz PCM → one Opus packet. */
+  /**
+   * One 20 ms frame of 8 kHz PCM → one Opus packet. Digital silence (an idle leg: waiting for
+   * DTMF, the other side talking) is one packet encoded once per process rather than per frame:
+   * any Opus packet decodes on its own, and silence needs no encoder history.
+   */
   encode(pcm: Int16Array): Uint8Array {
+    if (isSilent(pcm)) return silencePacket();
     this.encoder ??= newEncoder();
     return this.encoder.encode(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength), pcm.length);
   }
@@ -43,6 +48,22 @@ export class OpusCodec {
     this.encoder = null;
     this.decoder = null;
   }
+}
+
+function isSilent(pcm: Int16Array): boolean {
+  for (let i = 0; i < pcm.length; i++) if (pcm[i] !== 0) return false;
+  return true;
+}
+
+let silence: Uint8Array | null = null;
+function silencePacket(): Uint8Array {
+  if (!silence) {
+    const enc = newEncoder();
+    const zero = new Int16Array(MEDIA.FRAME_SAMPLES);
+    silence = Uint8Array.from(enc.encode(Buffer.from(zero.buffer), zero.length));
+    enc.delete();
+  }
+  return silence;
 }
 
 function newEncoder(): OpusScript {

@@ -5,6 +5,7 @@
  */
 import { RTCPeerConnection, RTCRtpCodecParameters, type RTCRtpTransceiver, RtpPacket } from 'werift';
 import type { Codec } from '../../port.js';
+import type { WebRtcCodecName } from '../../settings.js';
 import type { RtpPacket as Packet } from '../rtp.js';
 import { finishCandidates, makePassive, negotiatedMedia, type WebRtcMedia } from './sdp.js';
 import type { SrtpLink } from './webrtc-endpoint.js';
@@ -17,21 +18,30 @@ const OPUS_PT = 111;
 const EVENT_48K_PT = 110;
 const EVENT_8K_PT = 101;
 
-/** Our codecs in preference order: Opus, then the allowed G.711 laws, then telephone-event. */
-function codecList(allowed: readonly Codec[]): RTCRtpCodecParameters[] {
-  const list = [
-    new RTCRtpCodecParameters({
-      mimeType: 'audio/opus',
-      clockRate: 48000,
-      channels: 2,
-      payloadType: OPUS_PT,
-      parameters: 'minptime=10;useinbandfec=1',
-    }),
-  ];
-  if (allowed.includes('PCMU'))
-    list.push(new RTCRtpCodecParameters({ mimeType: 'audio/PCMU', clockRate: 8000, payloadType: 0 }));
-  if (allowed.includes('PCMA'))
-    list.push(new RTCRtpCodecParameters({ mimeType: 'audio/PCMA', clockRate: 8000, payloadType: 8 }));
+/** Our codecs in preference order (`WEBRTC_CODECS`, restricted to the allowed G.711 laws), then telephone-event. */
+function codecList(order: readonly WebRtcCodecName[], allowed: readonly Codec[]): RTCRtpCodecParameters[] {
+  const list: RTCRtpCodecParameters[] = [];
+  for (const name of order) {
+    if (name === 'opus') {
+      list.push(
+        new RTCRtpCodecParameters({
+          mimeType: 'audio/opus',
+          clockRate: 48000,
+          channels: 2,
+          payloadType: OPUS_PT,
+          parameters: 'minptime=10;useinbandfec=1',
+        }),
+      );
+    } else if (allowed.includes(name)) {
+      list.push(
+        new RTCRtpCodecParameters({
+          mimeType: `audio/${name}`,
+          clockRate: 8000,
+          payloadType: name === 'PCMU' ? 0 : 8,
+        }),
+      );
+    }
+  }
   list.push(
     new RTCRtpCodecParameters({
       mimeType: 'audio/telephone-event',
@@ -56,6 +66,8 @@ export interface PeerOptions {
   readonly port: number;
   readonly publicAddresses: readonly string[];
   readonly codecs: readonly Codec[];
+  /** Preference order (WEBRTC_CODECS). */
+  readonly order: readonly WebRtcCodecName[];
 }
 
 /** One browser leg's transport; `onRtp` receives decrypted RTP. */
@@ -71,7 +83,7 @@ export class WebRtcPeer implements SrtpLink {
   constructor(private readonly opts: PeerOptions) {
     this.pc = new RTCPeerConnection({
       iceLite: true,
-      codecs: { audio: codecList(opts.codecs) },
+      codecs: { audio: codecList(opts.order, opts.codecs) },
       headerExtensions: { audio: [] },
       // Exactly one host candidate, on the bound address: werift's own interface scan is off
       // (it skips loopback and would list addresses the socket is not bound to).
@@ -118,7 +130,7 @@ export class WebRtcPeer implements SrtpLink {
     await this.pc.setLocalDescription({ type: 'answer', sdp: makePassive(answer.sdp) });
     const sdp = await this.localSdp();
     const media = negotiatedMedia(sdp);
-    if (!media) return { error: 'no common codec (we take opus, PCMU, PCMA)' };
+    if (!media) return { error: `no common codec (we take ${this.opts.order.join(', ')})` };
     return { sdp, media };
   }
 
