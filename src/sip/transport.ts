@@ -9,6 +9,7 @@
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { readFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer, isIPv6, connect as netConnect, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -207,6 +208,12 @@ export class SipTransports {
           (this.options.maxHeaderBytes ?? DEFAULT_MAX_HEADER) +
           (this.options.maxBodyBytes ?? DEFAULT_MAX_BODY),
         handleProtocols: (protocols) => (protocols.has('sip') ? 'sip' : false),
+        // RFC 7118 §4.1: a connection is for SIP only when the client asks for the `sip` subprotocol;
+        // anything else is refused at the upgrade (400) rather than fed text we would misread.
+        verifyClient: ({ req }: { req: IncomingMessage }) =>
+          String(req.headers['sec-websocket-protocol'] ?? '')
+            .split(',')
+            .some((p) => p.trim().toLowerCase() === 'sip'),
       });
       const listening = () => {
         wss.off('error', reject);

@@ -6,6 +6,7 @@
  * removes the binding. A raw WSS client sees our Via and Contact name WSS and the WSS port.
  * Media (WebRTC) is browser-media.test.ts.
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { SipEvent } from '../../../src/sip/port.js';
@@ -161,6 +162,64 @@ describe('SIP over WSS, raw', () => {
     );
     ts.server.sip!.legs.cancel('CA-wss-raw');
     ws.close();
+  }, 30_000);
+});
+
+describe('SIP over WSS, bad input', () => {
+  it('survives a failed TLS handshake, garbage frames and a client without the sip subprotocol', async () => {
+    const wssPort = ts.server.sip!.bound!.wss as number;
+    // Not TLS at all: the handshake fails and the connection is dropped.
+    const raw = await new Promise<boolean>((resolve) => {
+      const s = connect({ host: '127.0.0.1', port: wssPort }, () =>
+        s.write('REGISTER sip:x SIP/2.0\r\n\r\n'),
+      );
+      s.on('error', () => resolve(true));
+      s.on('close', () => resolve(true));
+    });
+    expect(raw).toBe(true);
+    const noSip = new WebSocket(`wss://127.0.0.1:${wssPort}`, { rejectUnauthorized: false });
+    const outcome = await new Promise<string>((resolve) => {
+      noSip.once('open', () => resolve(`open:${noSip.protocol}`));
+      noSip.once('error', () => resolve('refused'));
+    });
+    noSip.terminate();
+    expect(outcome).toBe('refused');
+    const ws = new WebSocket(`wss://127.0.0.1:${wssPort}`, 'sip', { rejectUnauthorized: false });
+    await new Promise((r, j) => {
+      ws.once('open', r);
+      ws.once('error', j);
+    });
+    ws.send(Buffer.from([0xff, 0x00, 0x13, 0x37]));
+    ws.send('INVITE nonsense\r\n\r\n');
+    ws.close();
+    // Still serving: a fresh OPTIONS over WSS is answered.
+    const again = new WebSocket(`wss://127.0.0.1:${wssPort}`, 'sip', { rejectUnauthorized: false });
+    const got: string[] = [];
+    again.on('message', (d) => got.push(String(d)));
+    await new Promise((r, j) => {
+      again.once('open', r);
+      again.once('error', j);
+    });
+    again.send(
+      [
+        `OPTIONS sip:${domain} SIP/2.0`,
+        'Via: SIP/2.0/WSS z9z9.invalid;branch=z9hG4bKwssopt2',
+        'From: <sip:raw@z9z9.invalid>;tag=r2',
+        `To: <sip:${domain}>`,
+        'Call-ID: wss-opt-2',
+        'CSeq: 1 OPTIONS',
+        'Max-Forwards: 70',
+        'Content-Length: 0',
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    const ok = await until(
+      () => got.find((m) => m.startsWith('SIP/2.0 200')),
+      (m) => m !== undefined,
+    );
+    expect(ok).toMatch(/^SIP\/2\.0 200/);
+    again.close();
   }, 30_000);
 });
 
