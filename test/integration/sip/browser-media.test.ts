@@ -6,7 +6,9 @@
  * - a browser calls a number whose markup says a greeting then `<Record>`s: the greeting goes out,
  *   the browser's audio comes in, and the WAV is not silent;
  * - a second page calls the first (client to client): both answer, media flows both ways on both legs;
- * - a desk phone (baresip, UDP, plain RTP) calls a browser client: bridged, media both ways.
+ * - the keypad's DTMF reaches `<Gather>`;
+ * - a desk phone (baresip, UDP, plain RTP) calls a number whose markup `<Dial><Client>`s a browser:
+ *   bridged, media both ways.
  */
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -228,7 +230,13 @@ describe('browser phones with WebRTC media', () => {
     await bob.page.close();
   }, 90_000);
 
-  it('a desk phone (baresip) calls a browser client: bridged, media both ways', async () => {
+  it('a desk phone (baresip) calls a number that <Dial><Client>s the browser: bridged, media both ways', async () => {
+    hooks.script('/dial-bob', xml('<Dial timeout="15"><Client>bob</Client></Dial>'));
+    const number = '+15550700003';
+    const n = await ts.request('POST', `${API}/Accounts/${ts.admin.sid}/IncomingPhoneNumbers.json`, {
+      form: { PhoneNumber: number, VoiceUrl: `${hooks.origin}/dial-bob` },
+    });
+    expect(n.status).toBe(201);
     const bob = await registeredPhone('bob');
     const target = `127.0.0.1:${ts.server.sip!.stack.port}`;
     const desk = new Baresip({
@@ -244,7 +252,7 @@ describe('browser phones with WebRTC media', () => {
         () => ts.server.sip!.registrar.locate('carol', domain),
         (b) => b.length === 1,
       );
-      await desk.command('dial', `sip:bob@${target}`);
+      await desk.command('dial', `sip:${number}@${target}`);
       await bob.page.locator('#incoming').waitFor({ state: 'visible', timeout: 15_000 });
       expect(await bob.page.locator('#caller').textContent()).toBe('carol');
       await bob.page.getByRole('button', { name: 'Answer' }).click();
