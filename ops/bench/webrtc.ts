@@ -228,6 +228,7 @@ const kinds = (process.env.BENCH_KINDS?.split(',') as Kind[] | undefined) ?? [
   'WebRTC PCMU',
 ];
 const rows: Row[] = [];
+const failures: string[] = [];
 let run = 0;
 for (const n of steps) {
   for (const kind of kinds) {
@@ -235,18 +236,31 @@ for (const n of steps) {
     events.length = 0;
     const ids = Array.from({ length: n }, (_, i) => `bench-${run}-${i}`);
     const legs: Leg[] = [];
-    // Set up in batches: a DTLS handshake is CPU work on both sides.
-    for (let i = 0; i < n; i += 10) {
-      const batch = ids.slice(i, i + 10);
-      legs.push(
-        ...(await Promise.all(
+    // Set up in batches: a DTLS handshake is CPU work on both sides. A step whose legs cannot all
+    // be set up is reported as such and the run goes on.
+    const setUp = await (async (): Promise<string | null> => {
+      for (let i = 0; i < n; i += 10) {
+        const batch = ids.slice(i, i + 10);
+        const made = await Promise.allSettled(
           batch.map((id) =>
             kind === 'plain G.711'
               ? plainLeg(engine, id, ready)
               : webrtcLeg(engine, id, ready, kind === 'WebRTC Opus' ? 'opus' : 'PCMU'),
           ),
-        )),
-      );
+        );
+        for (const m of made) if (m.status === 'fulfilled') legs.push(m.value);
+        const failed = made.find((m) => m.status === 'rejected');
+        if (failed)
+          return `only ${legs.length} of ${n} legs set up: ${String((failed as PromiseRejectedResult).reason)}`;
+      }
+      return null;
+    })();
+    if (setUp !== null) {
+      process.stdout.write(`${JSON.stringify({ kind, legs: n, failed: setUp })}\n`);
+      failures.push(`| ${n} | ${kind} | ${setUp} |`);
+      for (const id of ids) engine.release(id);
+      await Promise.all(legs.map((l) => l.close()));
+      continue;
     }
     for (const id of ids) {
       engine.play(id, `${id}:play`, { kind: 'file', path: prompt }, { loop: 0 });
@@ -324,6 +338,8 @@ for (const r of rows) {
     `| ${r.legs} | ${r.kind} | ${r.cpuPercent} | ${r.cpuPerLeg} % | ${ratio} | ${r.lateP50Ms} / ${r.lateP99Ms} / ${r.lateMaxMs} | ${r.skippedTicks} | ${r.ppsInPerLeg} / ${r.ppsOutPerLeg} | ${r.rssMB} MB |\n`,
   );
 }
+if (failures.length > 0)
+  process.stdout.write(`\n| legs | kind | not measured |\n| --- | --- | --- |\n${failures.join('\n')}\n`);
 await engine.close();
 await rm(root, { recursive: true, force: true });
 process.exit(0);
