@@ -8,15 +8,14 @@
  * to a client registered over TCP or WS reuse the connection it registered on (RFC 5626 style).
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer, isIPv6, connect as netConnect, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { StackConnection, StackMessage } from 'sip';
 import * as stack from 'sip';
-import { type WebSocket, WebSocketServer } from 'ws';
+import type { WebSocket } from 'ws';
 import type { SipMeter, SipWireDirection } from '../metrics/port.js';
+import { listenWebSocket, type WsListener } from './ws-listener.js';
 
 export type TransportProtocol = 'UDP' | 'TCP' | 'WS' | 'WSS';
 
@@ -83,8 +82,7 @@ const wsKey = (protocol: 'WS' | 'WSS', address: string, port: number) => `${prot
 export class SipTransports {
   private udp: UdpSocket | null = null;
   private tcp: Server | null = null;
-  private readonly wsServers: WebSocketServer[] = [];
-  private https: HttpsServer | null = null;
+  private readonly wsListeners: WsListener[] = [];
   private readonly streams = new Map<string, Socket>();
   private readonly sockets = new Map<string, WebSocket>();
   private ports: BoundPorts = { udp: null, tcp: null, ws: null, wss: null };
@@ -131,7 +129,7 @@ export class SipTransports {
     if (this.options.wsPort !== null)
       this.ports = { ...this.ports, ws: await this.listenWs('WS', this.options.wsPort) };
     if (this.options.wssPort !== null && this.options.wssPort !== undefined)
-      this.ports = { ...this.ports, wss: await this.listenWss(this.options.wssPort) };
+      this.ports = { ...this.ports, wss: await this.listenWs('WSS', this.options.wssPort) };
     return this.ports;
   }
 
@@ -176,78 +174,44 @@ export class SipTransports {
     });
   }
 
-  /**
-   * The WSS listener: TLS from the operator's certificate files, then the same WebSocket handling
-   * as WS. A renewed certificate is read on the next start.
-   */
-  private async listenWss(port: number): Promise<number> {
+  private async listenWs(protocol: 'WS' | 'WSS', port: number): Promise<number> {
     const { tlsCert, tlsKey } = this.options;
-    if (!tlsCert || !tlsKey) throw new Error('SIP WSS needs TLS_CERT and TLS_KEY');
-    const [cert, key] = await Promise.all([readFile(tlsCert), readFile(tlsKey)]);
-    const server = createHttpsServer({ cert, key });
-    // A client that never finishes its TLS handshake (or sends garbage) is dropped, never fatal.
-    server.on('tlsClientError', (err) => this.log.debug({ err }, 'sip wss handshake failed'));
-    server.on('clientError', (_err, socket) => socket.destroy());
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, this.options.host, () => {
-        server.off('error', reject);
-        server.on('error', (err) => this.log.warn({ err }, 'sip wss server error'));
-        resolve();
-      });
+    if (protocol === 'WSS' && (!tlsCert || !tlsKey)) throw new Error('SIP WSS needs TLS_CERT and TLS_KEY');
+    const listener = await listenWebSocket({
+      protocol,
+      host: this.options.host,
+      port,
+      maxPayload:
+        (this.options.maxHeaderBytes ?? DEFAULT_MAX_HEADER) + (this.options.maxBodyBytes ?? DEFAULT_MAX_BODY),
+      ...(protocol === 'WSS' && tlsCert && tlsKey ? { tls: { certFile: tlsCert, keyFile: tlsKey } } : {}),
+      log: this.log,
+      onConnection: (ws, req) => this.adoptWebSocket(protocol, ws, req),
     });
-    this.https = server;
-    return this.listenWs('WSS', port, server);
+    this.wsListeners.push(listener);
+    return listener.port;
   }
 
-  private listenWs(protocol: 'WS' | 'WSS', port: number, server?: HttpsServer): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const wss = new WebSocketServer({
-        ...(server ? { server } : { host: this.options.host, port }),
-        maxPayload:
-          (this.options.maxHeaderBytes ?? DEFAULT_MAX_HEADER) +
-          (this.options.maxBodyBytes ?? DEFAULT_MAX_BODY),
-        handleProtocols: (protocols) => (protocols.has('sip') ? 'sip' : false),
-        // RFC 7118 §4.1: a connection is for SIP only when the client asks for the `sip` subprotocol;
-        // anything else is refused at the upgrade (400) rather than fed text we would misread.
-        verifyClient: ({ req }: { req: IncomingMessage }) =>
-          String(req.headers['sec-websocket-protocol'] ?? '')
-            .split(',')
-            .some((p) => p.trim().toLowerCase() === 'sip'),
-      });
-      const listening = () => {
-        wss.off('error', reject);
-        wss.on('error', (err) => this.log.warn({ err, protocol }, 'sip ws server error'));
-        this.wsServers.push(wss);
-        const a = (server ?? wss).address();
-        resolve(typeof a === 'object' && a ? a.port : port);
-      };
-      wss.once('error', reject);
-      if (server) listening();
-      else wss.on('listening', listening);
-      wss.on('connection', (ws, req) => {
-        const remote = { address: req.socket.remoteAddress ?? '', port: req.socket.remotePort ?? 0 };
-        const flow: Flow = {
-          protocol,
-          ...remote,
-          local: { address: req.socket.localAddress ?? '', port: req.socket.localPort ?? 0 },
-        };
-        const k = wsKey(protocol, remote.address, remote.port);
-        this.sockets.set(k, ws);
-        ws.on('message', (data) => {
-          const buf = Array.isArray(data)
-            ? Buffer.concat(data)
-            : Buffer.isBuffer(data)
-              ? data
-              : Buffer.from(data);
-          this.deliver(buf.toString('latin1'), flow);
-        });
-        ws.on('close', () => {
-          if (this.sockets.get(k) === ws) this.sockets.delete(k);
-        });
-        ws.on('error', () => ws.terminate());
-      });
+  private adoptWebSocket(protocol: 'WS' | 'WSS', ws: WebSocket, req: IncomingMessage): void {
+    const remote = { address: req.socket.remoteAddress ?? '', port: req.socket.remotePort ?? 0 };
+    const flow: Flow = {
+      protocol,
+      ...remote,
+      local: { address: req.socket.localAddress ?? '', port: req.socket.localPort ?? 0 },
+    };
+    const k = wsKey(protocol, remote.address, remote.port);
+    this.sockets.set(k, ws);
+    ws.on('message', (data) => {
+      const buf = Array.isArray(data)
+        ? Buffer.concat(data)
+        : Buffer.isBuffer(data)
+          ? data
+          : Buffer.from(data);
+      this.deliver(buf.toString('latin1'), flow);
     });
+    ws.on('close', () => {
+      if (this.sockets.get(k) === ws) this.sockets.delete(k);
+    });
+    ws.on('error', () => ws.terminate());
   }
 
   /** Frames a TCP byte stream into messages by Content-Length (RFC 3261 §18.3). */
@@ -445,9 +409,7 @@ export class SipTransports {
     await Promise.all([
       new Promise<void>((r) => (this.udp ? this.udp.close(() => r()) : r())),
       new Promise<void>((r) => (this.tcp ? this.tcp.close(() => r()) : r())),
-      ...this.wsServers.map((wss) => new Promise<void>((r) => wss.close(() => r()))),
+      ...this.wsListeners.map((l) => l.close()),
     ]);
-    // The HTTPS server under WSS: its sockets were the WebSockets terminated above.
-    await new Promise<void>((r) => (this.https ? this.https.close(() => r()) : r()));
   }
 }
