@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MediaSettings } from './media/settings.js';
+import { type MediaSettings, WEBRTC_CODEC_NAMES, type WebRtcCodecName } from './media/settings.js';
 import { formatSipAddress, parseHostOrSipUri, SipUriError } from './sip/sip-uri.js';
 import { parseSmppUrl } from './smpp/url.js';
 
@@ -57,6 +57,11 @@ export interface Config {
     readonly tcp: boolean;
     /** RFC 7118 WebSocket listener port, or null for none. */
     readonly wsPort: number | null;
+    /** RFC 7118 secure WebSocket listener port (browser phones), or null for none. */
+    readonly wssPort: number | null;
+    /** PEM files of the certificate chain and private key the WSS listener presents. */
+    readonly tlsCert: string | null;
+    readonly tlsKey: string | null;
     /** Optional list of IPs/CIDRs allowed to send INVITEs to hosted numbers (empty = any). */
     readonly trustedSources: readonly string[];
     /** Registrar: shortest and longest binding expiry granted, seconds (RFC 3261 §10.3). */
@@ -184,6 +189,26 @@ function list(env: Env, name: string): string[] {
         .filter(Boolean);
 }
 
+function ipv4List(env: Env, name: string): string[] {
+  const values = list(env, name);
+  for (const v of values) {
+    if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(v))
+      throw new ConfigError(`${name} must list IPv4 addresses, got "${v}"`);
+  }
+  return values;
+}
+
+/** WEBRTC_CODECS: the codecs offered and preferred toward browsers, in order (default opus,PCMU,PCMA). */
+function webrtcCodecs(env: Env): WebRtcCodecName[] {
+  const values = list(env, 'WEBRTC_CODECS');
+  if (values.length === 0) return ['opus', 'PCMU', 'PCMA'];
+  return values.map((v) => {
+    const c = WEBRTC_CODEC_NAMES.find((n) => n.toLowerCase() === v.toLowerCase());
+    if (!c) throw new ConfigError(`WEBRTC_CODECS takes ${WEBRTC_CODEC_NAMES.join(', ')}; got "${v}"`);
+    return c;
+  });
+}
+
 function callerIdPolicy(env: Env): 'open' | 'verified' {
   const v = str(env, 'CALLER_ID_POLICY', 'open');
   if (v !== 'open' && v !== 'verified') throw new ConfigError('CALLER_ID_POLICY must be open or verified');
@@ -198,6 +223,11 @@ export function loadConfig(env: Env = process.env): Config {
   const publicUrl = str(env, 'PUBLIC_URL', `http://127.0.0.1:${port}`).replace(/\/+$/, '');
   const sipHost = str(env, 'SIP_HOST', '127.0.0.1');
   const wsPort = optional(env, 'SIP_WS_PORT');
+  const wssPort = optional(env, 'SIP_WSS_PORT');
+  const tlsCert = optional(env, 'TLS_CERT') ?? null;
+  const tlsKey = optional(env, 'TLS_KEY') ?? null;
+  if (wssPort !== undefined && (!tlsCert || !tlsKey))
+    throw new ConfigError('SIP_WSS_PORT needs TLS_CERT and TLS_KEY (PEM file paths)');
   const config: Config = {
     instanceId: str(env, 'INSTANCE_ID', `ID${randomBytes(16).toString('hex')}`),
     drainTimeoutMs: int(env, 'DRAIN_TIMEOUT', 30, 0, 3600) * 1000,
@@ -234,6 +264,9 @@ export function loadConfig(env: Env = process.env): Config {
       udp: bool(env, 'SIP_UDP', true),
       tcp: bool(env, 'SIP_TCP', true),
       wsPort: wsPort === undefined ? null : int(env, 'SIP_WS_PORT', 0, 0, 65535),
+      wssPort: wssPort === undefined ? null : int(env, 'SIP_WSS_PORT', 0, 0, 65535),
+      tlsCert,
+      tlsKey,
       trustedSources: list(env, 'SIP_TRUSTED_SOURCES'),
       registrarMinExpires: int(env, 'SIP_REGISTRAR_MIN_EXPIRES', 60, 1, 86_400),
       registrarMaxExpires: int(env, 'SIP_REGISTRAR_MAX_EXPIRES', 7_200, 1, 604_800),
@@ -248,6 +281,8 @@ export function loadConfig(env: Env = process.env): Config {
       cacheDir: str(env, 'MEDIA_CACHE_DIR', join(tmpdir(), 'switchboard-media-cache')),
       cacheMaxBytes: int(env, 'MEDIA_CACHE_MAX_BYTES', 512 * 1024 * 1024, 1024 * 1024),
       maxDownloadBytes: int(env, 'MEDIA_MAX_DOWNLOAD_BYTES', 50 * 1024 * 1024, 1024),
+      webrtcPublicAddresses: ipv4List(env, 'WEBRTC_PUBLIC_ADDRESS'),
+      webrtcCodecs: webrtcCodecs(env),
     },
     ussd: {
       gatewayUri: optional(env, 'USSD_GATEWAY_URI') ?? null,

@@ -27,6 +27,7 @@ import type { Config } from './config.js';
 import type { EmailService } from './email/email-service.js';
 import type { App } from './http/app.js';
 import { createLogger, type Logger } from './logger.js';
+import type { MediaPort } from './media/port.js';
 import { createMetrics, type Metrics } from './metrics/prometheus.js';
 import { Readiness } from './metrics/readiness.js';
 import type { Notifier } from './notifications/notifier.js';
@@ -72,6 +73,8 @@ export interface RunningServer {
   readonly sip: SipService | null;
   /** This node's live conferences, or null with SIP_ENABLED=false. */
   readonly conferences: ConferenceRooms | null;
+  /** This node's media engine (endpoint counters for tests and tools), or null with SIP_ENABLED=false. */
+  readonly media: MediaPort | null;
   // --- Messaging ---
   readonly sms: SmsService;
   readonly smsStore: SmsStore;
@@ -140,6 +143,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
     const rpc = new RedisNodeRpc(connections.redis, connections.sub, connections.keys, config.instanceId);
     lifecycle.onClose(() => rpc.close());
     const rpcRoutes = new NodeRpcRoutes(rpc);
+    let media: MediaPort | null = null;
 
     lifecycle.onClose(() => liveStream.close());
     // Registrations reach the stream as the registrar announces them (expiry: the stream's timers).
@@ -164,6 +168,9 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
         },
         rpc: rpcRoutes.route('conference.'),
         rpcTimeoutMs: COMMAND_FORWARD_TIMEOUT_MS,
+        onMedia: (engine) => {
+          media = engine;
+        },
       },
       lifecycle,
     );
@@ -243,6 +250,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       profiles: profileResolver,
       sip,
       conferences,
+      media,
       sms,
       smsStore,
       email,

@@ -21,6 +21,7 @@ export const TEST_TOOLS: readonly SystemTool[] = [
   { bin: 'curl', packages: ['curl'], why: "the demo's printed REST examples" },
   { bin: 'chromium', packages: ['chromium'], why: 'headless browser of the /docs reference test' },
   { bin: 'kamailio', packages: ['kamailio'], why: 'SIP front of the cluster tests' },
+  { bin: 'openssl', packages: ['openssl'], why: 'self-signed certificate of the browser phone tests' },
 ];
 
 const BY_BIN = new Map(TEST_TOOLS.map((t) => [t.bin, t]));

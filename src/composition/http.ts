@@ -208,6 +208,10 @@ export function composeApp(config: Config, logger: Logger, publicUrl: string, pa
       cluster,
     },
     ussd: { ussd: parts.ussd ?? null, gatewayConfigured: config.ussd.gatewayUri !== null },
+    phone: {
+      ports: () => ({ ws: sip?.bound?.ws ?? null, wss: sip?.bound?.wss ?? null }),
+      domain: config.organization.defaultDomain,
+    },
     ...(parts.liveStream
       ? {
           supervisorStream: {

@@ -29,6 +29,7 @@ import { SipClientMessenger } from '../actors/sms/client-messenger.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { MediaEngine } from '../media/media-engine.js';
+import type { MediaPort } from '../media/port.js';
 import type { SipMeter } from '../metrics/port.js';
 import type { Metrics } from '../metrics/prometheus.js';
 import type { Readiness } from '../metrics/readiness.js';
@@ -108,6 +109,8 @@ export interface VoiceDeps {
   readonly rpc?: NodeRpc;
   /** How long a request to another node waits for its answer. */
   readonly rpcTimeoutMs?: number;
+  /** Receives this node's media engine once started. */
+  readonly onMedia?: (media: MediaPort) => void;
 }
 
 /** Call admission, then (with SIP) the media engine, call runtime and interpreter; recovers this node's calls. */
@@ -146,6 +149,7 @@ export async function composeVoice(
       blockPrivateUrls: config.webhooks.blockPrivate,
     });
     await media.start();
+    deps.onMedia?.(media);
     lifecycle.onClose(() => media.close());
     // Operations: the engine's readiness and endpoint count (composition/observability.ts has the rest).
     deps.readiness?.add('media', () => ({ up: media.isReady }));

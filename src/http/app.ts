@@ -32,6 +32,7 @@ import { negotiateFormat } from './format.js';
 import { parseJsonSafely } from './json-body.js';
 import { referenceRoutes } from './openapi/reference.js';
 import { formBody } from './params.js';
+import { type PhoneSettings, phoneRoutes } from './phone/routes.js';
 
 const EMPTY_FORM = new Map<string, string[]>();
 
@@ -111,6 +112,8 @@ export interface AppDeps {
   readonly supervisorStream?: SupervisorStreamDeps;
   /** USSD push (routes registered when given). */
   readonly ussd?: Omit<UssdRouteDeps, 'publicUrl'>;
+  /** The sample web phone at /phone (served when given). */
+  readonly phone?: PhoneSettings;
 }
 
 export interface App {
@@ -207,6 +210,7 @@ export function createApp(deps: AppDeps): App {
   if (deps.observability) app.use(observabilityRoutes(deps.observability));
   app.use(referenceRoutes(routes.entries, deps.publicUrl));
   app.use(dashboardRoutes());
+  if (deps.phone) app.use(phoneRoutes(deps.phone));
   // Rewrites the Twilio surface's paths onto the native routes.
   app.use(twilioSurface({ bodyLimit: deps.bodyLimit }));
   app.use(api);

@@ -29,6 +29,7 @@ export type EngineCommand =
       readonly endpointId: string;
       readonly remoteSdp?: string;
       readonly codecs?: readonly Codec[];
+      readonly webrtc?: boolean;
     }
   | { readonly op: 'applySdp'; readonly endpointId: string; readonly sdp: string }
   | {

@@ -466,10 +466,16 @@ export class MediaEngine implements MediaPort {
 
   createEndpoint(
     endpointId: string,
-    opts?: { readonly remoteSdp?: string; readonly codecs?: readonly Codec[] },
+    opts?: { readonly remoteSdp?: string; readonly codecs?: readonly Codec[]; readonly webrtc?: boolean },
   ) {
     if (!this.closing && !this.endpoints.has(endpointId)) this.endpoints.set(endpointId, 'creating');
-    this.command({ op: 'create', endpointId, remoteSdp: opts?.remoteSdp, codecs: opts?.codecs });
+    this.command({
+      op: 'create',
+      endpointId,
+      remoteSdp: opts?.remoteSdp,
+      codecs: opts?.codecs,
+      webrtc: opts?.webrtc,
+    });
   }
 
   applyRemoteSdp(endpointId: string, sdp: string): void {

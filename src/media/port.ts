@@ -140,7 +140,8 @@ export type MediaEvent =
       readonly type: 'media.sdpApplied';
       readonly endpointId: string;
       readonly sdp: string;
-      readonly codec: Codec;
+      /** The codec on the wire; `opus` only on a WebRTC endpoint (the engine mixes 8 kHz PCM either way). */
+      readonly codec: Codec | 'opus';
     }
   | {
       readonly type: 'media.playDone';
@@ -207,11 +208,14 @@ export type MediaEvent =
 export interface MediaPort {
   /**
    * Creates an RTP endpoint. With `remoteSdp` (an offer) the engine answers it; without, it makes
-   * an offer. Outcome: `media.endpointReady` or `media.endpointFailed`.
+   * an offer. A WebRTC offer (`UDP/TLS/RTP/SAVPF` with a fingerprint and ICE credentials) gets a
+   * WebRTC endpoint (ICE-lite, DTLS-SRTP, Opus or G.711); `webrtc: true` without `remoteSdp`
+   * makes a WebRTC offer (to call a browser). Either way every operation below works the same.
+   * Outcome: `media.endpointReady` or `media.endpointFailed`.
    */
   createEndpoint(
     endpointId: string,
-    opts?: { readonly remoteSdp?: string; readonly codecs?: readonly Codec[] },
+    opts?: { readonly remoteSdp?: string; readonly codecs?: readonly Codec[]; readonly webrtc?: boolean },
   ): void;
   /** Applies the remote answer (or a new offer from a re-INVITE). Outcome: `media.sdpApplied` or `media.endpointFailed`. */
   applyRemoteSdp(endpointId: string, sdp: string): void;

@@ -18,7 +18,23 @@ export interface MediaSettings {
   readonly cacheMaxBytes: number;
   /** Largest Play URL body accepted, before conversion. */
   readonly maxDownloadBytes: number;
+  /**
+   * Addresses (IPv4, comma-separated in `WEBRTC_PUBLIC_ADDRESS`) a WebRTC endpoint advertises as
+   * extra host candidates beside `rtpHost`, with the same port: the public side of a 1:1 NAT in
+   * front of the engine. Empty: only `rtpHost` is advertised.
+   */
+  readonly webrtcPublicAddresses?: readonly string[];
+  /**
+   * Codecs a WebRTC endpoint offers and prefers, in order (`WEBRTC_CODECS`, default
+   * `opus,PCMU,PCMA`). Opus costs far more engine CPU than G.711 (docs/benchmarks.md); putting
+   * PCMU first trades browser audio quality for capacity. Absent: the default.
+   */
+  readonly webrtcCodecs?: readonly WebRtcCodecName[];
 }
+
+/** Codecs a WebRTC endpoint can use (all transcoded to and from the engine's 8 kHz PCM). */
+export const WEBRTC_CODEC_NAMES = ['opus', 'PCMU', 'PCMA'] as const;
+export type WebRtcCodecName = (typeof WEBRTC_CODEC_NAMES)[number];
 
 /**
  * How Play URLs are fetched: the same SSRF policy as webhooks (the composition root passes

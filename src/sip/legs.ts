@@ -247,7 +247,7 @@ export class SipLegs implements SipPort {
     const relayed = flow !== null && !this.stack.holdsFlow(flow);
     const transport = relayed ? 'UDP' : (flow?.protocol ?? (byUri?.toLowerCase() === 'tcp' ? 'TCP' : 'UDP'));
     return formatSipAddress(legId, this.stack.host, {
-      port: this.stack.port,
+      port: this.stack.transports.portFor(transport),
       params: transport === 'UDP' ? {} : { transport: transport.toLowerCase() },
     });
   }

@@ -1,5 +1,6 @@
 /**
- * SIP transports we own: UDP, TCP (RFC 3261 §18) and WebSocket (RFC 7118). They frame messages
+ * SIP transports we own: UDP, TCP (RFC 3261 §18) and WebSocket, plain or secure (RFC 7118: WS for
+ * development, WSS with the operator's certificate for browsers on real pages). They frame messages
  * and hand raw text (latin1) to the stack, which validates before it parses; the `sip` package's
  * own sockets drop what they cannot parse, and we must answer 400 instead.
  *
@@ -7,14 +8,20 @@
  * to a client registered over TCP or WS reuse the connection it registered on (RFC 5626 style).
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import type { IncomingMessage } from 'node:http';
 import { createServer, isIPv6, connect as netConnect, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { StackConnection, StackMessage } from 'sip';
 import * as stack from 'sip';
-import { type WebSocket, WebSocketServer } from 'ws';
+import type { WebSocket } from 'ws';
 import type { SipMeter, SipWireDirection } from '../metrics/port.js';
+import { listenWebSocket, type WsListener } from './ws-listener.js';
 
-export type TransportProtocol = 'UDP' | 'TCP' | 'WS';
+export type TransportProtocol = 'UDP' | 'TCP' | 'WS' | 'WSS';
+
+/** WebSocket flows (RFC 7118): a browser's, reached only over the connection it opened. */
+export const isWebSocketProtocol = (protocol: string): protocol is 'WS' | 'WSS' =>
+  protocol === 'WS' || protocol === 'WSS';
 
 /** A node's SIP address (its advertised host and SIP port). */
 export interface FlowHome {
@@ -47,6 +54,11 @@ export interface TransportOptions {
   readonly udp: boolean;
   readonly tcp: boolean;
   readonly wsPort: number | null;
+  /** RFC 7118 secure WebSocket listener port, or null for none (needs `tlsCert` and `tlsKey`). */
+  readonly wssPort?: number | null;
+  /** PEM certificate chain and private key files of the WSS listener (read at start). */
+  readonly tlsCert?: string | null;
+  readonly tlsKey?: string | null;
   /** Largest header section accepted on a stream, bytes. */
   readonly maxHeaderBytes?: number;
   /** Largest body accepted, bytes (UDP datagrams are capped by their size anyway). */
@@ -59,6 +71,7 @@ export interface BoundPorts {
   readonly udp: number | null;
   readonly tcp: number | null;
   readonly ws: number | null;
+  readonly wss: number | null;
 }
 
 export type RawMessageHandler = (raw: string, flow: Flow) => void;
@@ -75,14 +88,15 @@ const IDLE_STREAM_MS = 10 * 60_000;
 const UDP_BUFFER_BYTES = 4 * 1024 * 1024;
 
 const key = (address: string, port: number) => `${address}|${port}`;
+const wsKey = (protocol: 'WS' | 'WSS', address: string, port: number) => `${protocol}|${address}|${port}`;
 
 export class SipTransports {
   private udp: UdpSocket | null = null;
   private tcp: Server | null = null;
-  private wss: WebSocketServer | null = null;
+  private readonly wsListeners: WsListener[] = [];
   private readonly streams = new Map<string, Socket>();
   private readonly sockets = new Map<string, WebSocket>();
-  private ports: BoundPorts = { udp: null, tcp: null, ws: null };
+  private ports: BoundPorts = { udp: null, tcp: null, ws: null, wss: null };
   private closed = false;
 
   constructor(
@@ -98,6 +112,13 @@ export class SipTransports {
   /** The port advertised in Via and Contact (UDP and TCP share one number). */
   get sipPort(): number {
     return this.ports.udp ?? this.ports.tcp ?? this.options.port;
+  }
+
+  /** The port advertised in Via and Contact of messages sent over `protocol`. */
+  portFor(protocol: TransportProtocol): number {
+    if (protocol === 'WS') return this.ports.ws ?? this.sipPort;
+    if (protocol === 'WSS') return this.ports.wss ?? this.sipPort;
+    return this.sipPort;
   }
 
   /** Binds every enabled listener. With port 0, UDP picks a port and TCP takes the same number. */
@@ -117,7 +138,9 @@ export class SipTransports {
       }
     }
     if (this.options.wsPort !== null)
-      this.ports = { ...this.ports, ws: await this.listenWs(this.options.wsPort) };
+      this.ports = { ...this.ports, ws: await this.listenWs('WS', this.options.wsPort) };
+    if (this.options.wssPort !== null && this.options.wssPort !== undefined)
+      this.ports = { ...this.ports, wss: await this.listenWs('WSS', this.options.wssPort) };
     return this.ports;
   }
 
@@ -162,46 +185,44 @@ export class SipTransports {
     });
   }
 
-  private listenWs(port: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const wss = new WebSocketServer({
-        host: this.options.host,
-        port,
-        maxPayload:
-          (this.options.maxHeaderBytes ?? DEFAULT_MAX_HEADER) +
-          (this.options.maxBodyBytes ?? DEFAULT_MAX_BODY),
-        handleProtocols: (protocols) => (protocols.has('sip') ? 'sip' : false),
-      });
-      wss.once('error', reject);
-      wss.on('listening', () => {
-        wss.off('error', reject);
-        wss.on('error', (err) => this.log.warn({ err }, 'sip ws server error'));
-        this.wss = wss;
-        resolve((wss.address() as { port: number }).port);
-      });
-      wss.on('connection', (ws, req) => {
-        const remote = { address: req.socket.remoteAddress ?? '', port: req.socket.remotePort ?? 0 };
-        const flow: Flow = {
-          protocol: 'WS',
-          ...remote,
-          local: { address: req.socket.localAddress ?? '', port: req.socket.localPort ?? 0 },
-        };
-        const k = key(remote.address, remote.port);
-        this.sockets.set(k, ws);
-        ws.on('message', (data) => {
-          const buf = Array.isArray(data)
-            ? Buffer.concat(data)
-            : Buffer.isBuffer(data)
-              ? data
-              : Buffer.from(data);
-          this.deliver(buf.toString('latin1'), flow);
-        });
-        ws.on('close', () => {
-          if (this.sockets.get(k) === ws) this.sockets.delete(k);
-        });
-        ws.on('error', () => ws.terminate());
-      });
+  private async listenWs(protocol: 'WS' | 'WSS', port: number): Promise<number> {
+    const { tlsCert, tlsKey } = this.options;
+    if (protocol === 'WSS' && (!tlsCert || !tlsKey)) throw new Error('SIP WSS needs TLS_CERT and TLS_KEY');
+    const listener = await listenWebSocket({
+      protocol,
+      host: this.options.host,
+      port,
+      maxPayload:
+        (this.options.maxHeaderBytes ?? DEFAULT_MAX_HEADER) + (this.options.maxBodyBytes ?? DEFAULT_MAX_BODY),
+      ...(protocol === 'WSS' && tlsCert && tlsKey ? { tls: { certFile: tlsCert, keyFile: tlsKey } } : {}),
+      log: this.log,
+      onConnection: (ws, req) => this.adoptWebSocket(protocol, ws, req),
     });
+    this.wsListeners.push(listener);
+    return listener.port;
+  }
+
+  private adoptWebSocket(protocol: 'WS' | 'WSS', ws: WebSocket, req: IncomingMessage): void {
+    const remote = { address: req.socket.remoteAddress ?? '', port: req.socket.remotePort ?? 0 };
+    const flow: Flow = {
+      protocol,
+      ...remote,
+      local: { address: req.socket.localAddress ?? '', port: req.socket.localPort ?? 0 },
+    };
+    const k = wsKey(protocol, remote.address, remote.port);
+    this.sockets.set(k, ws);
+    ws.on('message', (data) => {
+      const buf = Array.isArray(data)
+        ? Buffer.concat(data)
+        : Buffer.isBuffer(data)
+          ? data
+          : Buffer.from(data);
+      this.deliver(buf.toString('latin1'), flow);
+    });
+    ws.on('close', () => {
+      if (this.sockets.get(k) === ws) this.sockets.delete(k);
+    });
+    ws.on('error', () => ws.terminate());
   }
 
   /** Frames a TCP byte stream into messages by Content-Length (RFC 3261 §18.3). */
@@ -268,8 +289,8 @@ export class SipTransports {
       const s = this.streams.get(key(flow.address, flow.port));
       return s && !s.destroyed ? this.streamConnection(s, 'TCP') : undefined;
     }
-    const ws = this.sockets.get(key(flow.address, flow.port));
-    return ws ? this.wsConnection(ws) : undefined;
+    const ws = this.sockets.get(wsKey(flow.protocol, flow.address, flow.port));
+    return ws ? this.wsConnection(ws, flow.protocol) : undefined;
   }
 
   /** Whether the flow still exists (a TCP/WS client's connection is open). UDP flows always do. */
@@ -293,9 +314,9 @@ export class SipTransports {
       this.adoptStreamOutbound(socket, target);
       return this.streamConnection(socket, 'TCP');
     }
-    if (protocol === 'WS') {
-      const ws = this.sockets.get(key(target.address, target.port));
-      return ws ? this.wsConnection(ws) : undefined;
+    if (isWebSocketProtocol(protocol)) {
+      const ws = this.sockets.get(wsKey(protocol, target.address, target.port));
+      return ws ? this.wsConnection(ws, protocol) : undefined;
     }
     return undefined;
   }
@@ -334,7 +355,7 @@ export class SipTransports {
     if (!m.method || !m.headers.via?.[0]) return;
     const via = m.headers.via[0];
     via.host = this.options.publicAddress;
-    via.port = this.sipPort;
+    via.port = this.portFor(protocol);
     via.protocol = protocol;
     via.version = '2.0';
     if (protocol === 'UDP' && !('rport' in via.params)) via.params.rport = null;
@@ -365,11 +386,11 @@ export class SipTransports {
     };
   }
 
-  private wsConnection(ws: WebSocket): SipConnection {
+  private wsConnection(ws: WebSocket, protocol: 'WS' | 'WSS'): SipConnection {
     return {
-      protocol: 'WS',
+      protocol,
       send: (m) => {
-        this.outgoing(m, 'WS');
+        this.outgoing(m, protocol);
         if (ws.readyState === ws.OPEN) ws.send(Buffer.from(stack.stringify(m), 'latin1').toString('utf8'));
       },
       release: () => {},
@@ -382,7 +403,10 @@ export class SipTransports {
     if (status) this.options.meter?.response('out', Number(status));
     if (flow.protocol === 'UDP') this.udp?.send(Buffer.from(text, 'latin1'), flow.port, flow.address);
     else if (flow.protocol === 'TCP') this.streams.get(key(flow.address, flow.port))?.write(text, 'latin1');
-    else this.sockets.get(key(flow.address, flow.port))?.send(Buffer.from(text, 'latin1').toString('utf8'));
+    else
+      this.sockets
+        .get(wsKey(flow.protocol, flow.address, flow.port))
+        ?.send(Buffer.from(text, 'latin1').toString('utf8'));
   }
 
   /** Idempotent. */
@@ -396,7 +420,7 @@ export class SipTransports {
     await Promise.all([
       new Promise<void>((r) => (this.udp ? this.udp.close(() => r()) : r())),
       new Promise<void>((r) => (this.tcp ? this.tcp.close(() => r()) : r())),
-      new Promise<void>((r) => (this.wss ? this.wss.close(() => r()) : r())),
+      ...this.wsListeners.map((l) => l.close()),
     ]);
   }
 }

@@ -3,9 +3,9 @@
  * with its own expiry, shared by every node. Also the one secret digest nonces are signed with.
  */
 
-/** The transport flow a binding was registered over (reused to reach TCP/WS clients). */
+/** The transport flow a binding was registered over (reused to reach TCP, WS and WSS clients). */
 export interface BindingFlow {
-  readonly protocol: 'UDP' | 'TCP' | 'WS';
+  readonly protocol: 'UDP' | 'TCP' | 'WS' | 'WSS';
   readonly address: string;
   readonly port: number;
   readonly local: { readonly address: string; readonly port: number };

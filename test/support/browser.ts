@@ -29,8 +29,20 @@ export interface Chromium {
   close(): Promise<void>;
 }
 
+/**
+ * What the browser-phone tests add: the fake microphone (a beep tone) granted without asking, host
+ * candidates on loopback for ICE, and the test's self-signed certificate on the WSS listener.
+ */
+export const WEBRTC_ARGS = [
+  '--use-fake-ui-for-media-stream',
+  '--use-fake-device-for-media-stream',
+  '--allow-loopback-in-peer-connection',
+  '--ignore-certificate-errors',
+  '--autoplay-policy=no-user-gesture-required',
+];
+
 export async function launchChromium(
-  opts: { viewport?: { width: number; height: number } } = {},
+  opts: { viewport?: { width: number; height: number }; args?: readonly string[] } = {},
 ): Promise<Chromium> {
   const profileDir = await mkdtemp(join(tmpdir(), 'sb-chromium-'));
   let context: BrowserContext;
@@ -39,7 +51,8 @@ export async function launchChromium(
     context = await chromium.launchPersistentContext(profileDir, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ARGS,
+      args: [...ARGS, ...(opts.args ?? [])],
+      ...(opts.args?.includes('--ignore-certificate-errors') ? { ignoreHTTPSErrors: true } : {}),
       timeout: 60_000,
       ...(opts.viewport ? { viewport: opts.viewport } : {}),
     });

@@ -19,6 +19,18 @@ describe('loadConfig', () => {
     expect(c.redis.prefix).toBe('x');
   });
 
+  it('reads the WebRTC media settings', () => {
+    expect(loadConfig({}).media).toMatchObject({
+      webrtcPublicAddresses: [],
+      webrtcCodecs: ['opus', 'PCMU', 'PCMA'],
+    });
+    const c = loadConfig({ WEBRTC_PUBLIC_ADDRESS: '203.0.113.7, 198.51.100.2', WEBRTC_CODECS: 'pcmu,Opus' });
+    expect(c.media.webrtcPublicAddresses).toEqual(['203.0.113.7', '198.51.100.2']);
+    expect(c.media.webrtcCodecs).toEqual(['PCMU', 'opus']);
+    expect(() => loadConfig({ WEBRTC_PUBLIC_ADDRESS: 'media.example.com' })).toThrow(/WEBRTC_PUBLIC_ADDRESS/);
+    expect(() => loadConfig({ WEBRTC_CODECS: 'opus,G729' })).toThrow(/WEBRTC_CODECS/);
+  });
+
   it('refuses values it cannot use, naming the variable', () => {
     expect(() => loadConfig({ HTTP_PORT: 'eighty' })).toThrow(ConfigError);
     expect(() => loadConfig({ HTTP_PORT: '70000' })).toThrow(/HTTP_PORT/);

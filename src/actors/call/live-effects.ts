@@ -18,6 +18,7 @@ import { formatSipAddress } from '../../sip/sip-uri.js';
 import type { MultiProviderConfig } from '../../store/profile-store.js';
 import type { MediaEvents } from '../interpreter/services.js';
 import type { CallAdmission } from './admission.js';
+import { isBrowserBinding } from './browser-legs.js';
 import type { CallApp, CallContext, CallEvent, MarkupTarget } from './call.types.js';
 import { type CallEffects, MediaSetupError, PlacementError } from './call-effects.js';
 import { planRefer, type TransferDeps } from './transfer.js';
@@ -55,7 +56,12 @@ export interface LiveEffectsDeps {
 }
 
 export function liveCallEffects(d: LiveEffectsDeps): CallEffects {
-  const createEndpoint = (sid: string, remoteSdp: string | null, signal: AbortSignal): Promise<string> =>
+  const createEndpoint = (
+    sid: string,
+    remoteSdp: string | null,
+    signal: AbortSignal,
+    webrtc = false,
+  ): Promise<string> =>
     new Promise<string>((resolve, reject) => {
       const done = () => {
         off();
@@ -81,7 +87,7 @@ export function liveCallEffects(d: LiveEffectsDeps): CallEffects {
       };
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
-      d.media.createEndpoint(sid, remoteSdp ? { remoteSdp } : {});
+      d.media.createEndpoint(sid, remoteSdp ? { remoteSdp } : webrtc ? { webrtc } : {});
     });
 
   const notifyNoMedia = (call: CallContext, placing: boolean) =>
@@ -97,10 +103,11 @@ export function liveCallEffects(d: LiveEffectsDeps): CallEffects {
   const place = async (call: CallContext, signal: AbortSignal): Promise<PlaceCall> => {
     try {
       const target = parseCallTarget(call.to);
-      const [multiProvider, bindings, sdp] = await Promise.all([
+      // The client's binding says what to offer: a browser (WS/WSS) gets a WebRTC offer.
+      const bindings = target.kind === 'client' ? await d.locateClient(call.accountSid, target.name) : [];
+      const [multiProvider, sdp] = await Promise.all([
         target.kind !== 'client' ? d.multiProviderOf(call.accountSid) : Promise.resolve(null),
-        target.kind === 'client' ? d.locateClient(call.accountSid, target.name) : Promise.resolve([]),
-        createEndpoint(call.sid, null, signal),
+        createEndpoint(call.sid, null, signal, isBrowserBinding(bindings[0])),
       ]);
       const plan = planOutgoingRequest({
         target,

@@ -83,7 +83,7 @@ export class Endpoint {
   sdpVersion = 1;
   readonly sessionId = randomInt(1, 2 ** 31);
   /** Where we send: the SDP address until the first packet latches us to its source (symmetric RTP). */
-  private sendTo: { address: string; port: number } | null = null;
+  protected sendTo: { address: string; port: number } | null = null;
   private latched = false;
   /**
    * Once latched, the socket is `connect()`ed to the far end: the kernel then drops datagrams from
@@ -93,9 +93,14 @@ export class Endpoint {
   private connectState: 'none' | 'connecting' | 'connected' = 'none';
   private disconnectWhenConnected = false;
 
-  private readonly ssrc = randomInt(0, 2 ** 32);
-  private seq = randomInt(0, 2 ** 16);
-  private timestamp = randomInt(0, 2 ** 32);
+  protected readonly ssrc = randomInt(0, 2 ** 32);
+  protected seq = randomInt(0, 2 ** 16);
+  protected timestamp = randomInt(0, 2 ** 32);
+  /**
+   * RTP timestamp units per 20 ms tick: 160 at G.711's 8 kHz, 960 for Opus (48 kHz clock,
+   * RFC 7587 §4.1). Telephone-event durations use the same clock (RFC 4733 §2.5.1.3).
+   */
+  tsPerTick: number = MEDIA.FRAME_SAMPLES;
   private sentLastTick = false;
   private readonly outPayload = new Uint8Array(MEDIA.FRAME_SAMPLES);
   private readonly decodeScratch = new Int16Array(2048);
@@ -128,7 +133,8 @@ export class Endpoint {
 
   constructor(
     readonly id: string,
-    readonly socket: Socket,
+    /** The RTP socket; null for a WebRTC endpoint, whose ICE transport owns its socket. */
+    readonly socket: Socket | null,
     readonly address: string,
     readonly port: number,
     readonly codecs: readonly Codec[],
@@ -136,8 +142,8 @@ export class Endpoint {
     /** Every valid telephone-event packet (for relaying across a bridge). */
     private readonly onEvent: (ep: Endpoint, pkt: RtpPacket) => void = () => {},
   ) {
-    socket.on('message', (msg, rinfo) => this.receive(msg, rinfo));
-    socket.on('error', () => {
+    socket?.on('message', (msg, rinfo) => this.receive(msg, rinfo));
+    socket?.on('error', () => {
       // A send to an unreachable port (ICMP) surfaces here; RTP is best effort.
     });
   }
@@ -151,7 +157,7 @@ export class Endpoint {
   }
 
   private connect(to: { address: string; port: number }): void {
-    if (this.connectState !== 'none') return;
+    if (this.connectState !== 'none' || !this.socket) return;
     this.connectState = 'connecting';
     try {
       this.socket.connect(to.port, to.address, () => {
@@ -173,7 +179,7 @@ export class Endpoint {
     }
     if (this.connectState !== 'connected') return;
     try {
-      this.socket.disconnect();
+      this.socket?.disconnect();
     } catch {
       // closed meanwhile
     }
@@ -211,6 +217,11 @@ export class Endpoint {
       this.latched = true;
       this.connect(this.sendTo);
     }
+    this.accept(pkt);
+  }
+
+  /** A packet from the far end, past transport checks: counted, then DTMF or audio. */
+  protected accept(pkt: RtpPacket): void {
     this.packetsIn++;
     this.sequence.push(pkt.ssrc, pkt.sequence);
     const eventPt = this.remote ? this.remote.eventPt : MEDIA.TELEPHONE_EVENT_PT;
@@ -220,8 +231,7 @@ export class Endpoint {
       if (pkt.payload.length >= 4) this.onEvent(this, pkt);
       return;
     }
-    const codec =
-      this.remote && pkt.payloadType === this.remote.codecPt ? this.remote.codec : codecOfPt(pkt.payloadType);
+    const codec = this.audioCodecOf(pkt.payloadType);
     if (codec === null || pkt.payload.length > this.decodeScratch.length) {
       this.packetsIgnored++;
       return;
@@ -229,9 +239,26 @@ export class Endpoint {
     this.reorder.push(pkt.ssrc, pkt.sequence, { codec, payload: pkt.payload });
   }
 
+  /** The codec of an audio payload type we accept, or null (the packet is ignored). */
+  protected audioCodecOf(pt: number): string | null {
+    return this.remote && pt === this.remote.codecPt ? this.remote.codec : codecOfPt(pt);
+  }
+
+  /** One packet's audio as 8 kHz PCM (a view valid until the next call). */
+  protected decode(codec: string, payload: Uint8Array): Int16Array {
+    return decodeG711(codec as Codec, payload, this.decodeScratch.subarray(0, payload.length));
+  }
+
+  /** One 20 ms frame of 8 kHz PCM as the payload we send, and its payload type. */
+  protected encode(pcm: Int16Array): { readonly pt: number; readonly payload: Uint8Array } {
+    const remote = this.remote!;
+    encodeG711(remote.codec, pcm, this.outPayload);
+    return { pt: remote.codecPt ?? CODEC_PT[remote.codec], payload: this.outPayload };
+  }
+
   /** Audio packets in sequence order into the FIFO (a datagram's Buffer is ours to keep). */
-  private readonly reorder = new Reorderer<{ codec: Codec; payload: Uint8Array }>(({ codec, payload }) => {
-    this.fifo.push(decodeG711(codec, payload, this.decodeScratch.subarray(0, payload.length)));
+  private readonly reorder = new Reorderer<{ codec: string; payload: Uint8Array }>(({ codec, payload }) => {
+    this.fifo.push(this.decode(codec, payload));
   });
 
   /** Packets dropped by the reordering stage as late or duplicate. */
@@ -257,7 +284,7 @@ export class Endpoint {
   }
 
   /** Whether the negotiated direction lets us send (RFC 3264 §5.1, §6.1). */
-  private canSend(): boolean {
+  protected canSend(): boolean {
     const r = this.remote;
     return (
       r !== null &&
@@ -274,15 +301,13 @@ export class Endpoint {
    */
   send(pcm: Int16Array | null, silence: Int16Array): void {
     const ts = this.timestamp;
-    this.timestamp = (this.timestamp + MEDIA.FRAME_SAMPLES) >>> 0;
+    this.timestamp = (this.timestamp + this.tsPerTick) >>> 0;
     if (!this.canSend()) {
       this.sentLastTick = false;
       return;
     }
-    const remote = this.remote!;
-    encodeG711(remote.codec, pcm ?? silence, this.outPayload);
-    const pt = remote.codecPt ?? CODEC_PT[remote.codec];
-    const packet = buildRtp(pt, this.seq, ts, this.ssrc, this.outPayload, !this.sentLastTick);
+    const { pt, payload } = this.encode(pcm ?? silence);
+    const packet = buildRtp(pt, this.seq, ts, this.ssrc, payload, !this.sentLastTick);
     this.seq = (this.seq + 1) & 0xffff;
     this.sentLastTick = true;
     this.packetsOut++;
@@ -308,10 +333,12 @@ export class Endpoint {
       return;
     }
     const ts = this.timestamp;
-    this.timestamp = (this.timestamp + MEDIA.FRAME_SAMPLES) >>> 0;
+    this.timestamp = (this.timestamp + this.tsPerTick) >>> 0;
     if (step.start) this.eventTimestamp = ts;
     if (!this.canSend()) return;
-    const payload = buildTelephoneEvent(step.event, step.end, step.duration);
+    // Schedules count 8 kHz units; the event clock is the audio codec's.
+    const duration = Math.min(0xffff, (step.duration * this.tsPerTick) / MEDIA.FRAME_SAMPLES);
+    const payload = buildTelephoneEvent(step.event, step.end, duration);
     for (let i = 0; i < (step.end ? 3 : 1); i++) {
       const packet = buildRtp(
         this.remote!.eventPt!,
@@ -336,7 +363,7 @@ export class Endpoint {
    * timestamp, here mapped into our stream; its first packet carries the marker). Dropped when this
    * side did not negotiate telephone-event.
    */
-  relayEvent(pkt: RtpPacket): void {
+  relayEvent(pkt: RtpPacket, fromTsPerTick: number = MEDIA.FRAME_SAMPLES): void {
     if (!this.sendsEvents || !this.canSend()) return;
     const key = `${pkt.ssrc}:${pkt.timestamp}`;
     const first = key !== this.relayKey;
@@ -344,27 +371,32 @@ export class Endpoint {
       this.relayKey = key;
       this.relayTimestamp = this.timestamp;
     }
-    const packet = buildRtp(
-      this.remote!.eventPt!,
-      this.seq,
-      this.relayTimestamp,
-      this.ssrc,
-      pkt.payload.subarray(0, 4),
-      first,
-    );
+    let payload = pkt.payload.subarray(0, 4);
+    if (fromTsPerTick !== this.tsPerTick) {
+      // Across clocks (Opus 48 kHz ↔ G.711 8 kHz) the event duration is rescaled (RFC 4733 §2.5.1.3).
+      payload = Uint8Array.from(payload);
+      const d = Math.min(
+        0xffff,
+        Math.round((((payload[2]! << 8) | payload[3]!) * this.tsPerTick) / fromTsPerTick),
+      );
+      payload[2] = d >> 8;
+      payload[3] = d & 0xff;
+    }
+    const packet = buildRtp(this.remote!.eventPt!, this.seq, this.relayTimestamp, this.ssrc, payload, first);
     this.seq = (this.seq + 1) & 0xffff;
     this.packetsOut++;
     this.transmit(packet);
   }
 
-  private transmit(packet: Buffer): void {
+  protected transmit(packet: Buffer): void {
+    if (!this.socket) return;
     if (this.connectState === 'connected') this.socket.send(packet);
     else if (this.connectState === 'none') this.socket.send(packet, this.sendTo!.port, this.sendTo!.address);
   }
 
   close(): void {
     try {
-      this.socket.close();
+      this.socket?.close();
     } catch {
       // already closed
     }

@@ -34,8 +34,12 @@ import { PlayError } from './errors.js';
 import { CODEC_PT } from './g711.js';
 import { tone } from './pcm.js';
 import { type RecordEnd, Recorder } from './recorder.js';
+import type { RtpPacket } from './rtp.js';
 import { answerDirection, buildSdp, negotiate } from './sdp.js';
 import { SourceLoader } from './sources.js';
+import { applyWebRtcSdp, openWebRtcEndpoint } from './webrtc/open.js';
+import { isWebRtcSdp } from './webrtc/sdp.js';
+import { WebRtcEndpoint } from './webrtc/webrtc-endpoint.js';
 
 const ALL_CODECS: readonly Codec[] = ['PCMU', 'PCMA'];
 const SILENCE = new Int16Array(MEDIA.FRAME_SAMPLES);
@@ -115,7 +119,7 @@ export class Engine {
       case 'shutdown':
         return;
       case 'create':
-        void this.create(cmd.endpointId, cmd.remoteSdp, cmd.codecs);
+        void this.create(cmd.endpointId, cmd.remoteSdp, cmd.codecs, cmd.webrtc ?? false);
         return;
       case 'applySdp':
         this.applySdp(cmd.endpointId, cmd.sdp);
@@ -213,7 +217,12 @@ export class Engine {
     return null;
   }
 
-  private async create(id: string, remoteSdp: string | undefined, codecs: readonly Codec[] | undefined) {
+  private async create(
+    id: string,
+    remoteSdp: string | undefined,
+    codecs: readonly Codec[] | undefined,
+    webrtc: boolean,
+  ) {
     if (this.endpoints.has(id) || this.creating.has(id)) {
       this.emit({
         type: 'media.endpointFailed',
@@ -224,6 +233,10 @@ export class Engine {
       return;
     }
     const allowed = codecs && codecs.length > 0 ? codecs.filter((c) => ALL_CODECS.includes(c)) : ALL_CODECS;
+    if (webrtc || (remoteSdp !== undefined && isWebRtcSdp(remoteSdp))) {
+      await this.createWebRtc(id, remoteSdp, allowed);
+      return;
+    }
     let negotiated: ReturnType<typeof negotiate> | null = null;
     if (remoteSdp !== undefined) {
       negotiated = negotiate(remoteSdp, allowed);
@@ -261,10 +274,7 @@ export class Engine {
       bound.port,
       allowed,
       (e, d) => this.onDigit(e, d),
-      (e, pkt) => {
-        // A bridge carries DTMF too (Dial to an IVR): unless muted, the peer relays the event.
-        if (e.bridgePeer && !e.muted) e.bridgePeer.relayEvent(pkt);
-      },
+      (e, pkt) => this.relayEvent(e, pkt),
     );
     this.endpoints.set(id, ep);
     if (negotiated?.ok) {
@@ -289,6 +299,73 @@ export class Engine {
     });
   }
 
+  /** The WebRTC seam: same bookkeeping and events as `create`, transport from webrtc/. */
+  private async createWebRtc(id: string, remoteSdp: string | undefined, allowed: readonly Codec[]) {
+    this.creating.add(id);
+    const probe = await this.bindPort();
+    if (probe) await new Promise<void>((resolve) => probe.socket.close(() => resolve()));
+    const opened = probe
+      ? await openWebRtcEndpoint({
+          id,
+          host: this.settings.rtpHost,
+          port: probe.port,
+          publicAddresses: this.settings.webrtcPublicAddresses ?? [],
+          codecs: allowed,
+          order: this.settings.webrtcCodecs ?? ['opus', 'PCMU', 'PCMA'],
+          remoteSdp,
+          onDigit: (e, d) => this.onDigit(e, d),
+          onEvent: (e, pkt) => this.relayEvent(e, pkt),
+          onState: (e, state) => this.logger.debug({ endpointId: e.id, state }, 'webrtc connection state'),
+        })
+      : null;
+    this.creating.delete(id);
+    if (this.cancelled.delete(id)) {
+      if (opened?.ok) opened.ep.close();
+      this.emit({ type: 'media.released', endpointId: id });
+      return;
+    }
+    if (!opened) {
+      this.emit({
+        type: 'media.endpointFailed',
+        endpointId: id,
+        reason: 'no-port',
+        message: `no free RTP port in ${this.settings.rtpPortMin}-${this.settings.rtpPortMax}`,
+      });
+      return;
+    }
+    if (!opened.ok) {
+      this.emit({
+        type: 'media.endpointFailed',
+        endpointId: id,
+        reason: opened.reason,
+        message: opened.message,
+      });
+      return;
+    }
+    const ep = opened.ep;
+    this.endpoints.set(id, ep);
+    this.logger.debug({ endpointId: id, port: ep.port }, 'webrtc endpoint created');
+    this.emit({
+      type: 'media.endpointReady',
+      endpoint: { endpointId: id, address: ep.address, port: ep.port, sdp: ep.localSdp },
+    });
+  }
+
+  /** A bridge carries DTMF too (Dial to an IVR): unless muted, the peer relays the event. */
+  private relayEvent(e: Endpoint, pkt: RtpPacket): void {
+    if (e.bridgePeer && !e.muted) e.bridgePeer.relayEvent(pkt, e.tsPerTick);
+  }
+
+  private async applyWebRtc(ep: WebRtcEndpoint, sdp: string): Promise<void> {
+    const r = await applyWebRtcSdp(ep, sdp);
+    if (this.endpoints.get(ep.id) !== ep) return;
+    if (!r.ok) {
+      this.emit({ type: 'media.endpointFailed', endpointId: ep.id, reason: r.reason, message: r.message });
+      return;
+    }
+    this.emit({ type: 'media.sdpApplied', endpointId: ep.id, sdp: ep.localSdp, codec: r.codec });
+  }
+
   private answerSdp(ep: Endpoint): string {
     const r = ep.remote!;
     return buildSdp({
@@ -311,6 +388,10 @@ export class Engine {
         reason: 'no-such-endpoint',
         message: `no endpoint ${id}`,
       });
+      return;
+    }
+    if (ep instanceof WebRtcEndpoint) {
+      void this.applyWebRtc(ep, sdp);
       return;
     }
     const n = negotiate(sdp, ep.codecs);

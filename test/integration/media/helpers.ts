@@ -77,6 +77,7 @@ export async function startEngine(
     cacheMaxBytes?: number;
     blockPrivateUrls?: boolean;
     urlTimeoutMs?: number;
+    webrtcCodecs?: readonly ('opus' | 'PCMU' | 'PCMA')[];
   } = {},
 ): Promise<TestEngine> {
   const root = await mkdtemp(join(tmpdir(), 'media-test-'));
@@ -93,6 +94,7 @@ export async function startEngine(
       cacheDir,
       cacheMaxBytes: o.cacheMaxBytes ?? 64 * 1024 * 1024,
       maxDownloadBytes: o.maxDownloadBytes ?? 5 * 1024 * 1024,
+      webrtcCodecs: o.webrtcCodecs,
     },
     storage,
     blockPrivateUrls: o.blockPrivateUrls ?? false,

@@ -1,0 +1,345 @@
+/**
+ * WebRTC media benchmark: engine CPU per leg and tick lateness with N concurrent WebRTC legs
+ * (ICE-lite, DTLS-SRTP, Opus ↔ 8 kHz PCM), next to N plain RTP G.711 legs measured in the same run.
+ * Every leg plays a looped prompt to its peer and records what the peer sends, as in bench:media.
+ *
+ *   npm run bench:webrtc      (BENCH_STEPS=50,100 BENCH_SECONDS=10 BENCH_WARMUP=3)
+ *
+ * The WebRTC peers are werift RTCPeerConnections in this process (full ICE, DTLS client), sending
+ * pre-encoded 48 kHz Opus (or, for the `WebRTC PCMU` row, PCMU: SRTP without transcoding cost)
+ * every 20 ms over SRTP; the plain peers send PCMU over UDP. BENCH_KINDS picks rows. The engine is
+ * the real forked process. Goal: WebRTC ≤ 4× the plain per-leg CPU and p99 lateness < 5 ms at 100.
+ */
+import { createSocket, type Socket } from 'node:dgram';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpusScript from 'opusscript';
+import { pino } from 'pino';
+import { RTCPeerConnection, RTCRtpCodecParameters, type RTCRtpTransceiver, RtpHeader } from 'werift';
+import { newSid, SidPrefix } from '../../src/ids.js';
+import { encodeG711 } from '../../src/media/engine/g711.js';
+import { tone } from '../../src/media/engine/pcm.js';
+import { buildRtp } from '../../src/media/engine/rtp.js';
+import { pcmToBytes, wavHeader } from '../../src/media/engine/wav.js';
+import { MediaEngine } from '../../src/media/media-engine.js';
+import type { MediaEvent } from '../../src/media/port.js';
+import { LocalRecordingStorage } from '../../src/recordings/storage.js';
+
+const steps = (process.env.BENCH_STEPS ?? '50,100').split(',').map(Number);
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const warmup = Number(process.env.BENCH_WARMUP ?? 3);
+const PEER_IP = '127.0.0.2';
+
+/** One far end: sends a frame when asked, counts what it receives. */
+interface Leg {
+  received: number;
+  sendFrame(i: number): void;
+  close(): Promise<void>;
+}
+
+/** 50 frames (1 s) of a tone, Opus-encoded once at 48 kHz as a browser would send it. */
+const opusFrames = ((): Buffer[] => {
+  const enc = new OpusScript(48000, 1, OpusScript.Application.VOIP);
+  const frames: Buffer[] = [];
+  for (let f = 0; f < 50; f++) {
+    const pcm = new Int16Array(960);
+    for (let i = 0; i < 960; i++)
+      pcm[i] = Math.round(6000 * Math.sin((2 * Math.PI * 350 * (f * 960 + i)) / 48000));
+    frames.push(Buffer.from(enc.encode(Buffer.from(pcm.buffer), 960)));
+  }
+  enc.delete();
+  return frames;
+})();
+const pcmuFrames = ((): Uint8Array[] => {
+  const pcm = tone(350, 1000, 6000);
+  return Array.from({ length: 50 }, (_, i) => encodeG711('PCMU', pcm.subarray(i * 160, i * 160 + 160)));
+})();
+
+async function webrtcLeg(
+  engine: MediaEngine,
+  id: string,
+  ready: (id: string) => Promise<string>,
+  codec: 'opus' | 'PCMU',
+): Promise<Leg> {
+  const pc = new RTCPeerConnection({
+    codecs: {
+      audio: [
+        ...(codec === 'opus'
+          ? [
+              new RTCRtpCodecParameters({
+                mimeType: 'audio/opus',
+                clockRate: 48000,
+                channels: 2,
+                payloadType: 111,
+              }),
+            ]
+          : []),
+        new RTCRtpCodecParameters({ mimeType: 'audio/PCMU', clockRate: 8000, payloadType: 0 }),
+        new RTCRtpCodecParameters({ mimeType: 'audio/telephone-event', clockRate: 48000, payloadType: 110 }),
+        new RTCRtpCodecParameters({ mimeType: 'audio/telephone-event', clockRate: 8000, payloadType: 126 }),
+      ],
+    },
+    headerExtensions: { audio: [] },
+    iceUseIpv4: false,
+    iceUseIpv6: false,
+    iceAdditionalHostAddresses: [PEER_IP],
+    iceInterfaceAddresses: { udp4: PEER_IP },
+  });
+  const leg: Leg & { t: RTCRtpTransceiver | null } = {
+    received: 0,
+    t: null,
+    sendFrame(i) {
+      const t = leg.t;
+      if (!t || t.dtlsTransport.state !== 'connected') return;
+      const opus = codec === 'opus';
+      const header = new RtpHeader({
+        payloadType: opus ? 111 : 0,
+        sequenceNumber: i & 0xffff,
+        timestamp: (i * (opus ? 960 : 160)) >>> 0,
+        ssrc: t.sender.ssrc,
+      });
+      const payload = opus
+        ? opusFrames[i % opusFrames.length]!
+        : Buffer.from(pcmuFrames[i % pcmuFrames.length]!);
+      void t.dtlsTransport.sendRtp(payload, header);
+    },
+    close: () => pc.close(),
+  };
+  pc.onTransceiverAdded.subscribe((t) => {
+    t.onTrack.subscribe((track) =>
+      track.onReceiveRtp.subscribe(() => {
+        leg.received++;
+      }),
+    );
+  });
+  leg.t = pc.addTransceiver('audio', { direction: 'sendrecv' });
+  await pc.setLocalDescription(await pc.createOffer());
+  if (pc.iceGatheringState !== 'complete') {
+    await new Promise<void>((r) => pc.iceGatheringStateChange.subscribe((s) => s === 'complete' && r()));
+  }
+  engine.createEndpoint(id, { remoteSdp: pc.localDescription!.sdp });
+  await pc.setRemoteDescription({ type: 'answer', sdp: await ready(id) });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${id}: DTLS not up in 60 s`)), 60_000);
+    pc.connectionStateChange.subscribe((s) => {
+      if (s !== 'connected') return;
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return leg;
+}
+
+async function plainLeg(
+  engine: MediaEngine,
+  id: string,
+  ready: (id: string) => Promise<string>,
+): Promise<Leg> {
+  const socket: Socket = createSocket('udp4');
+  await new Promise<void>((r) => socket.bind(0, PEER_IP, () => r()));
+  const port = socket.address().port;
+  const ssrc = Math.floor(Math.random() * 2 ** 32);
+  const leg: Leg & { to: { address: string; port: number } | null } = {
+    received: 0,
+    to: null,
+    sendFrame(i) {
+      if (!leg.to) return;
+      socket.send(
+        buildRtp(0, i & 0xffff, (i * 160) >>> 0, ssrc, pcmuFrames[i % 50]!),
+        leg.to.port,
+        leg.to.address,
+      );
+    },
+    close: async () => {
+      socket.close();
+    },
+  };
+  socket.on('message', () => {
+    leg.received++;
+  });
+  engine.createEndpoint(id, {
+    remoteSdp: `v=0\r\no=bench 1 1 IN IP4 ${PEER_IP}\r\ns=-\r\nc=IN IP4 ${PEER_IP}\r\nt=0 0\r\nm=audio ${port} RTP/AVP 0 101\r\na=rtpmap:0 PCMU/8000\r\na=rtpmap:101 telephone-event/8000\r\na=sendrecv\r\n`,
+  });
+  const sdp = await ready(id);
+  const m = sdp.match(/^m=audio (\d+)/m);
+  leg.to = { address: '127.0.0.1', port: Number(m?.[1]) };
+  return leg;
+}
+
+const root = await mkdtemp(join(tmpdir(), 'bench-webrtc-'));
+const engine = new MediaEngine({
+  media: {
+    rtpHost: '127.0.0.1',
+    rtpPortMin: 42000,
+    rtpPortMax: 43999,
+    cacheDir: join(root, 'cache'),
+    cacheMaxBytes: 64 * 1024 * 1024,
+    maxDownloadBytes: 10 * 1024 * 1024,
+  },
+  storage: new LocalRecordingStorage(join(root, 'recordings')),
+  logger: pino({ level: 'warn' }),
+  engineLogLevel: 'warn',
+  // e.g. BENCH_ENGINE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the engine.
+  engineExecArgv: (process.env.BENCH_ENGINE_ARGS ?? '').split(' ').filter(Boolean),
+});
+const events: MediaEvent[] = [];
+const sdps = new Map<string, (sdp: string) => void>();
+engine.subscribe((e) => {
+  events.push(e);
+  if (e.type === 'media.endpointReady') sdps.get(e.endpoint.endpointId)?.(e.endpoint.sdp);
+  if (e.type === 'media.endpointFailed')
+    process.stderr.write(`endpoint failed: ${e.endpointId} ${e.message}\n`);
+});
+const ready = (id: string): Promise<string> =>
+  new Promise((resolve) => {
+    sdps.set(id, resolve);
+  });
+async function until(check: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+await engine.start();
+const prompt = join(root, 'prompt.wav');
+const promptPcm = tone(440, 5000, 6000);
+await writeFile(prompt, Buffer.concat([wavHeader(promptPcm.length * 2), pcmToBytes(promptPcm)]));
+
+interface Row {
+  kind: Kind;
+  legs: number;
+  cpuPercent: number;
+  cpuPerLeg: number;
+  lateP50Ms: number;
+  lateP99Ms: number;
+  lateMaxMs: number;
+  skippedTicks: number;
+  ppsInPerLeg: number;
+  ppsOutPerLeg: number;
+  rssMB: number;
+  loadAverage: number;
+}
+type Kind = 'plain G.711' | 'WebRTC Opus' | 'WebRTC PCMU';
+const kinds = (process.env.BENCH_KINDS?.split(',') as Kind[] | undefined) ?? [
+  'plain G.711',
+  'WebRTC Opus',
+  'WebRTC PCMU',
+];
+const rows: Row[] = [];
+const failures: string[] = [];
+let run = 0;
+for (const n of steps) {
+  for (const kind of kinds) {
+    run++;
+    events.length = 0;
+    const ids = Array.from({ length: n }, (_, i) => `bench-${run}-${i}`);
+    const legs: Leg[] = [];
+    // Set up in batches: a DTLS handshake is CPU work on both sides. A step whose legs cannot all
+    // be set up is reported as such and the run goes on.
+    const setUp = await (async (): Promise<string | null> => {
+      for (let i = 0; i < n; i += 10) {
+        const batch = ids.slice(i, i + 10);
+        const made = await Promise.allSettled(
+          batch.map((id) =>
+            kind === 'plain G.711'
+              ? plainLeg(engine, id, ready)
+              : webrtcLeg(engine, id, ready, kind === 'WebRTC Opus' ? 'opus' : 'PCMU'),
+          ),
+        );
+        for (const m of made) if (m.status === 'fulfilled') legs.push(m.value);
+        const failed = made.find((m) => m.status === 'rejected');
+        if (failed)
+          return `only ${legs.length} of ${n} legs set up: ${String((failed as PromiseRejectedResult).reason)}`;
+      }
+      return null;
+    })();
+    if (setUp !== null) {
+      process.stdout.write(`${JSON.stringify({ kind, legs: n, failed: setUp })}\n`);
+      failures.push(`| ${n} | ${kind} | ${setUp} |`);
+      for (const id of ids) engine.release(id);
+      await Promise.all(legs.map((l) => l.close()));
+      continue;
+    }
+    for (const id of ids) {
+      engine.play(id, `${id}:play`, { kind: 'file', path: prompt }, { loop: 0 });
+      engine.record(id, `${id}:rec`, {
+        recordingSid: newSid(SidPrefix.Recording),
+        maxLengthSeconds: 3600,
+        silenceTimeoutSeconds: 0,
+        finishOnKey: '',
+        playBeep: false,
+      });
+    }
+    // The far ends send every 20 ms in 4 phases 5 ms apart, as independent phones would.
+    let tick = 0;
+    const start = performance.now();
+    let timer: NodeJS.Timeout | null = null;
+    const step = (): void => {
+      const due = Math.floor((performance.now() - start) / 5) + 1;
+      while (tick < due) {
+        const phase = tick % 4;
+        for (let i = phase; i < legs.length; i += 4) legs[i]!.sendFrame(Math.floor(tick / 4));
+        tick++;
+      }
+      timer = setTimeout(step, Math.max(0, start + tick * 5 - performance.now()));
+    };
+    step();
+    await new Promise((r) => setTimeout(r, warmup * 1000));
+    await engine.load();
+    const before = await Promise.all(ids.map((id) => engine.stats(id)));
+    const receivedBefore = legs.reduce((s, l) => s + l.received, 0);
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    const load = await engine.load();
+    const elapsed = (performance.now() - t0) / 1000;
+    const after = await Promise.all(ids.map((id) => engine.stats(id)));
+    const receivedAfter = legs.reduce((s, l) => s + l.received, 0);
+    if (timer) clearTimeout(timer);
+    let packetsIn = 0;
+    after.forEach((s, i) => {
+      packetsIn += (s?.packetsIn ?? 0) - (before[i]?.packetsIn ?? 0);
+    });
+    for (const id of ids) engine.release(id);
+    await until(() => events.filter((e) => e.type === 'media.released').length >= n);
+    await until(
+      () =>
+        events.filter((e) => e.type === 'media.recordDone' || e.type === 'media.recordFailed').length >= n,
+    );
+    await Promise.all(legs.map((l) => l.close()));
+    const row: Row = {
+      kind,
+      legs: n,
+      cpuPercent: load.cpuPercent,
+      cpuPerLeg: Number((load.cpuPercent / n).toFixed(3)),
+      lateP50Ms: load.tickLateP50Ms,
+      lateP99Ms: load.tickLateP99Ms,
+      lateMaxMs: load.tickLateMaxMs,
+      skippedTicks: load.skippedTicks,
+      ppsInPerLeg: Number((packetsIn / elapsed / n).toFixed(1)),
+      ppsOutPerLeg: Number(((receivedAfter - receivedBefore) / elapsed / n).toFixed(1)),
+      rssMB: Math.round(load.rssBytes / 1024 / 1024),
+      loadAverage: Number(loadavg()[0]!.toFixed(2)),
+    };
+    rows.push(row);
+    process.stdout.write(`${JSON.stringify(row)}\n`);
+  }
+}
+
+process.stdout.write(
+  '\n| legs | kind | engine CPU % of one core | per leg | × plain | tick late p50 / p99 / max (ms) | skipped ticks | pps in / out per leg | RSS |\n',
+);
+process.stdout.write('| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n');
+for (const r of rows) {
+  const plain = rows.find((p) => p.legs === r.legs && p.kind === 'plain G.711');
+  const ratio = plain && plain.cpuPerLeg > 0 ? (r.cpuPerLeg / plain.cpuPerLeg).toFixed(1) : 'n/a';
+  process.stdout.write(
+    `| ${r.legs} | ${r.kind} | ${r.cpuPercent} | ${r.cpuPerLeg} % | ${ratio} | ${r.lateP50Ms} / ${r.lateP99Ms} / ${r.lateMaxMs} | ${r.skippedTicks} | ${r.ppsInPerLeg} / ${r.ppsOutPerLeg} | ${r.rssMB} MB |\n`,
+  );
+}
+if (failures.length > 0)
+  process.stdout.write(`\n| legs | kind | not measured |\n| --- | --- | --- |\n${failures.join('\n')}\n`);
+await engine.close();
+await rm(root, { recursive: true, force: true });
+process.exit(0);
