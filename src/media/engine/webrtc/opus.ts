@@ -37,21 +37,21 @@ function lib(): Native {
 const OPUS_APPLICATION_VOIP = 2048;
 const OPUS_SET_BITRATE_REQUEST = 4002;
 const OPUS_SET_COMPLEXITY_REQUEST = 4010;
-/** 120 ms at 8 kHz: the longest Opus packet decodes to this many samples. */
-const MAX_SAMPLES = 960;
+/** The longest Opus packet is 120 ms: samples it decodes to, per kHz of the rate. */
+const MAX_SAMPLES_PER_KHZ = 120;
 /** Largest Opus packet (RFC 6716 §3.4: 1275 bytes per frame, up to 3 frames) with room to spare. */
 const MAX_PACKET = 4000;
-/** PCM buffers: 2 bytes per sample, one 16-bit slot per byte, and the native encoder reads twice that. */
-const PCM_BUFFER = MAX_SAMPLES * 8;
+/** PCM buffer bytes per sample: 2 bytes, one 16-bit slot per byte, and the native encoder reads twice that. */
+const PCM_BYTES_PER_SAMPLE = 8;
 
 /** One libopus encoder or decoder with its input and output buffers in the WebAssembly heap. */
 class Side {
   readonly handler: Handler;
   readonly inPtr: number;
   readonly outPtr: number;
-  constructor(inBytes: number, outBytes: number) {
+  constructor(rate: number, inBytes: number, outBytes: number) {
     const n = lib();
-    this.handler = new n.OpusScriptHandler(MEDIA.SAMPLE_RATE, 1, OPUS_APPLICATION_VOIP);
+    this.handler = new n.OpusScriptHandler(rate, 1, OPUS_APPLICATION_VOIP);
     this.inPtr = n._malloc(inBytes);
     this.outPtr = n._malloc(outBytes);
   }
@@ -67,7 +67,14 @@ class Side {
 export class OpusCodec {
   private encoder: Side | null = null;
   private decoder: Side | null = null;
-  private readonly out = new Int16Array(MAX_SAMPLES);
+  private readonly maxSamples: number;
+  private readonly out: Int16Array;
+
+  /** `rate`: the PCM side's sample rate (the engine's 8 kHz; tests play a 48 kHz browser). */
+  constructor(private readonly rate: 8000 | 48000 = MEDIA.SAMPLE_RATE) {
+    this.maxSamples = (rate / 1000) * MAX_SAMPLES_PER_KHZ;
+    this.out = new Int16Array(this.maxSamples);
+  }
 
   /**
    * One 20 ms frame of 8 kHz PCM → one Opus packet (a view valid until the next call). Digital
@@ -75,21 +82,21 @@ export class OpusCodec {
    * process rather than per frame: any Opus packet decodes on its own.
    */
   encode(pcm: Int16Array): Uint8Array {
-    if (isSilent(pcm)) return silencePacket();
-    this.encoder ??= newEncoder();
-    return encodeWith(this.encoder, pcm);
+    if (this.rate === MEDIA.SAMPLE_RATE && isSilent(pcm)) return silencePacket();
+    this.encoder ??= newEncoder(this.rate);
+    return encodeWith(this.encoder, pcm, this.maxSamples);
   }
 
   /** One Opus packet → 8 kHz PCM (a view valid until the next call); empty when undecodable. */
   decode(payload: Uint8Array): Int16Array {
     if (payload.length === 0 || payload.length > MAX_PACKET) return this.out.subarray(0, 0);
-    this.decoder ??= new Side(MAX_PACKET, PCM_BUFFER);
+    this.decoder ??= new Side(this.rate, MAX_PACKET, this.maxSamples * PCM_BYTES_PER_SAMPLE);
     const d = this.decoder;
     lib().HEAPU8.set(payload, d.inPtr);
     // A corrupt packet is the network's fault: a negative length, never a throw.
     const samples = d.handler._decode(d.inPtr, payload.length, d.outPtr);
     if (samples <= 0) return this.out.subarray(0, 0);
-    const n = Math.min(samples, MAX_SAMPLES);
+    const n = Math.min(samples, this.maxSamples);
     const heap = lib().HEAPU16;
     const base = d.outPtr >> 1;
     for (let i = 0; i < n; i++) this.out[i] = (heap[base + 2 * i]! & 0xff) | (heap[base + 2 * i + 1]! << 8);
@@ -105,8 +112,8 @@ export class OpusCodec {
   }
 }
 
-function encodeWith(e: Side, pcm: Int16Array): Uint8Array {
-  const n = Math.min(pcm.length, MAX_SAMPLES);
+function encodeWith(e: Side, pcm: Int16Array, maxSamples: number): Uint8Array {
+  const n = Math.min(pcm.length, maxSamples);
   const heap = lib().HEAPU16;
   const base = e.inPtr >> 1;
   for (let i = 0; i < n; i++) {
@@ -127,15 +134,15 @@ function isSilent(pcm: Int16Array): boolean {
 let silence: Uint8Array | null = null;
 function silencePacket(): Uint8Array {
   if (!silence) {
-    const enc = newEncoder();
-    silence = Uint8Array.from(encodeWith(enc, new Int16Array(MEDIA.FRAME_SAMPLES)));
+    const enc = newEncoder(MEDIA.SAMPLE_RATE);
+    silence = Uint8Array.from(encodeWith(enc, new Int16Array(MEDIA.FRAME_SAMPLES), MEDIA.FRAME_SAMPLES));
     enc.close();
   }
   return silence;
 }
 
-function newEncoder(): Side {
-  const enc = new Side(PCM_BUFFER, MAX_PACKET);
+function newEncoder(rate: number): Side {
+  const enc = new Side(rate, (rate / 1000) * MAX_SAMPLES_PER_KHZ * PCM_BYTES_PER_SAMPLE, MAX_PACKET);
   // Narrowband speech needs little: 24 kbit/s is transparent at 8 kHz and keeps packets small.
   enc.handler._encoder_ctl(OPUS_SET_BITRATE_REQUEST, 24_000);
   // Complexity 1 instead of libopus's default 10: measured ~8× cheaper encoding in WebAssembly
