@@ -14,7 +14,6 @@ import { createSocket, type Socket } from 'node:dgram';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import OpusScript from 'opusscript';
 import { pino } from 'pino';
 import { RTCPeerConnection, RTCRtpCodecParameters, type RTCRtpTransceiver, RtpHeader } from 'werift';
 import { newSid, SidPrefix } from '../../src/ids.js';
@@ -22,6 +21,7 @@ import { encodeG711 } from '../../src/media/engine/g711.js';
 import { tone } from '../../src/media/engine/pcm.js';
 import { buildRtp } from '../../src/media/engine/rtp.js';
 import { pcmToBytes, wavHeader } from '../../src/media/engine/wav.js';
+import { OpusCodec } from '../../src/media/engine/webrtc/opus.js';
 import { MediaEngine } from '../../src/media/media-engine.js';
 import type { MediaEvent } from '../../src/media/port.js';
 import { LocalRecordingStorage } from '../../src/recordings/storage.js';
@@ -40,15 +40,15 @@ interface Leg {
 
 /** 50 frames (1 s) of a tone, Opus-encoded once at 48 kHz as a browser would send it. */
 const opusFrames = ((): Buffer[] => {
-  const enc = new OpusScript(48000, 1, OpusScript.Application.VOIP);
+  const enc = new OpusCodec(48000);
   const frames: Buffer[] = [];
   for (let f = 0; f < 50; f++) {
     const pcm = new Int16Array(960);
     for (let i = 0; i < 960; i++)
       pcm[i] = Math.round(6000 * Math.sin((2 * Math.PI * 350 * (f * 960 + i)) / 48000));
-    frames.push(Buffer.from(enc.encode(Buffer.from(pcm.buffer), 960)));
+    frames.push(Buffer.from(enc.encode(pcm)));
   }
-  enc.delete();
+  enc.close();
   return frames;
 })();
 const pcmuFrames = ((): Uint8Array[] => {

@@ -3,9 +3,9 @@
  * offering Opus, PCMU and telephone-event like Chrome does, sending Opus (48 kHz) and RFC 4733
  * events over SRTP, and keeping what it receives, decrypted.
  */
-import OpusScript from 'opusscript';
 import { RTCPeerConnection, RTCRtpCodecParameters, type RTCRtpTransceiver, RtpHeader } from 'werift';
 import { buildTelephoneEvent, digitToEvent } from '../../../src/media/engine/dtmf.js';
+import { OpusCodec } from '../../../src/media/engine/webrtc/opus.js';
 
 const OPUS_PT = 111;
 const EVENT_PT = 110;
@@ -40,8 +40,9 @@ export class BrowserPeer {
   });
   readonly received: Received[] = [];
   private transceiver: RTCRtpTransceiver | null = null;
-  private readonly encoder = new OpusScript(48000, 1, OpusScript.Application.VOIP);
-  private readonly decoder = new OpusScript(8000, 1, OpusScript.Application.VOIP);
+  /** A browser encodes 48 kHz audio; we listen at the engine's 8 kHz. */
+  private readonly encoder = new OpusCodec(48000);
+  private readonly decoder = new OpusCodec();
   private seq = 100;
   private ts = 48_000;
   private timer: NodeJS.Timeout | null = null;
@@ -126,7 +127,7 @@ export class BrowserPeer {
     this.timer = setInterval(() => {
       for (let i = 0; i < 960; i++) frame[i] = pcm48k[(pos + i) % pcm48k.length]!;
       pos = (pos + 960) % pcm48k.length;
-      this.sendRtp(OPUS_PT, this.encoder.encode(Buffer.from(frame.buffer), 960), this.ts);
+      this.sendRtp(OPUS_PT, Buffer.from(this.encoder.encode(frame)), this.ts);
       this.ts += 960;
     }, 20);
   }
@@ -154,10 +155,7 @@ export class BrowserPeer {
     const parts: Int16Array[] = [];
     for (const r of this.received.slice(from)) {
       if (r.pt !== OPUS_PT) continue;
-      const b = this.decoder.decode(r.payload);
-      const pcm = new Int16Array(b.length >> 1);
-      for (let i = 0; i < pcm.length; i++) pcm[i] = b.readInt16LE(i * 2);
-      parts.push(pcm);
+      parts.push(Int16Array.from(this.decoder.decode(r.payload)));
     }
     const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
     let o = 0;
@@ -170,8 +168,8 @@ export class BrowserPeer {
 
   async close(): Promise<void> {
     this.stop();
-    this.encoder.delete();
-    this.decoder.delete();
+    this.encoder.close();
+    this.decoder.close();
     await this.pc.close();
   }
 }
