@@ -46,16 +46,16 @@ import {
   gatherVerb,
   IMMEDIATE_VERBS,
   MEDIA_VERBS,
+  pauseVerb,
   playVerb,
   recordVerb,
   redirectVerb,
   referVerb,
   sayVerb,
   smsVerb,
-  WAITING_VERBS,
 } from './verbs/index.js';
 import { recordAfterHangupLogic } from './verbs/record.js';
-import { errorText, NEXT } from './verbs/support.js';
+import { errorText } from './verbs/support.js';
 
 const verbInput = ({ context }: { context: InterpreterContext }): VerbInput => ({
   node: context.program[context.index]!,
@@ -119,6 +119,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
       ),
       Say: sayVerb.logic(services),
       Play: playVerb.logic(services),
+      Pause: pauseVerb.logic(services),
       Gather: gatherVerb.logic(services),
       Record: recordVerb.logic(services),
       Dial: dialVerb.logic(services),
@@ -131,16 +132,12 @@ export function createInterpreterMachine(services: InterpreterServices) {
     delays: {
       /** How long a recording cut by a hangup may take to be finalised by the engine. */
       RECORDING_SAVE_TIMEOUT: 10_000,
-      /** A waiting verb's wait (`<Pause>`). */
-      VERB_WAIT: ({ context }) =>
-        WAITING_VERBS.get(currentVerb(context) ?? '')?.(verbInput({ context })) ?? 0,
     },
     guards: {
       isEndOfProgram: ({ context }) => context.index >= context.program.length,
       needsAnswer: ({ context }) => !context.answered && MEDIA_VERBS.has(currentVerb(context) ?? ''),
       isVerb: ({ context }, params: { verb: VerbSrc }) => currentVerb(context) === params.verb,
       isImmediate: ({ context }) => IMMEDIATE_VERBS.has(currentVerb(context) ?? ''),
-      isWaiting: ({ context }) => WAITING_VERBS.has(currentVerb(context) ?? ''),
       fetchFailed: (_, output: FetchMarkupOutput) => !output.ok,
       outcomeIs: ({ context }, params: { kind: VerbOutcome['kind'] }) =>
         context.outcome?.kind === params.kind,
@@ -161,7 +158,6 @@ export function createInterpreterMachine(services: InterpreterServices) {
       })),
       advance: assign(({ context }) => ({ index: context.index + 1, outcome: null })),
       recordOutcome: assign((_, outcome: VerbOutcome) => ({ outcome })),
-      recordNext: assign({ outcome: NEXT }),
       recordImmediateOutcome: assign(({ context }) => ({
         outcome: IMMEDIATE_VERBS.get(currentVerb(context) ?? '')?.(verbInput({ context })) ?? null,
       })),
@@ -331,7 +327,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
                   },
                   { guard: { type: 'isVerb', params: { verb: 'Say' } }, target: 'say' },
                   { guard: { type: 'isVerb', params: { verb: 'Play' } }, target: 'play' },
-                  { guard: 'isWaiting', target: 'waiting' },
+                  { guard: { type: 'isVerb', params: { verb: 'Pause' } }, target: 'pause' },
                   { guard: { type: 'isVerb', params: { verb: 'Gather' } }, target: 'gather' },
                   { guard: { type: 'isVerb', params: { verb: 'Record' } }, target: 'record' },
                   { guard: { type: 'isVerb', params: { verb: 'Dial' } }, target: 'dial' },
@@ -345,15 +341,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
               },
               say: verbState('Say'),
               play: verbState('Play'),
-              // Pause: a delayed transition, cancelled when the state is left (redirect, call ended).
-              waiting: {
-                after: {
-                  VERB_WAIT: {
-                    target: '#interpreter.executing.deciding',
-                    actions: ['recordNext', 'emitVerbFinished'],
-                  },
-                },
-              },
+              pause: verbState('Pause'),
               gather: verbState('Gather'),
               record: verbState('Record'),
               dial: verbState('Dial'),

@@ -214,6 +214,11 @@ export interface InterpreterServices {
   notify(input: NotifyInput): unknown;
   /** This node's conference rooms (shared with the REST layer); one of its own when not given. */
   readonly conferences?: ConferenceRooms;
+  /**
+   * Waits `ms` (`<Pause>` outside a Gather); resolves early never, rejects when `signal` aborts.
+   * Defaults to a `setTimeout` timer; tests may inject a clock.
+   */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 /**

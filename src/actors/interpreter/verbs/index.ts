@@ -37,11 +37,6 @@ export const IMMEDIATE_VERBS: ReadonlyMap<string, NonNullable<VerbDefinition['ou
   VERBS.flatMap((v) => (v.outcome ? [[v.name, v.outcome] as const] : [])),
 );
 
-/** The verbs that only wait, by name: a delayed transition of the interpreter, no actor started. */
-export const WAITING_VERBS: ReadonlyMap<string, NonNullable<VerbDefinition['wait']>> = new Map(
-  VERBS.flatMap((v) => (v.wait ? [[v.name, v.wait] as const] : [])),
-);
-
 export {
   dialVerb,
   emailVerb,

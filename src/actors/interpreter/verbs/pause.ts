@@ -3,15 +3,23 @@
  * in Restcomm's sense: the call is answered first, so `<Pause/><Hangup/>` answers and then hangs up.
  * Inside `<Gather>` a pause is played as silence instead, so a key press interrupts it (gather.ts).
  */
+import { fromPromise } from 'xstate';
+import type { VerbInput, VerbOutcome } from '../interpreter.types.js';
 import { type PauseAttrs, pauseAttrs } from '../markup/index.js';
-import { attrsOf, type VerbDefinition, waitingVerb } from './support.js';
+import type { InterpreterServices } from '../services.js';
+import { attrsOf, NEXT, timerSleep, type VerbDefinition } from './support.js';
 
 export { type PauseAttrs, pauseAttrs };
 
 /** The `<Pause>` verb. */
-export const pauseVerb: VerbDefinition = waitingVerb({
+export const pauseVerb: VerbDefinition = {
   name: 'Pause',
   attrs: pauseAttrs,
   media: true,
-  wait: (input) => Math.max(0, attrsOf<PauseAttrs>(input).length * 1000),
-});
+  logic: (services: InterpreterServices) =>
+    fromPromise<VerbOutcome, VerbInput>(async ({ input, signal }) => {
+      const { length } = attrsOf<PauseAttrs>(input);
+      if (length > 0) await (services.sleep ?? timerSleep)(length * 1000, signal);
+      return NEXT;
+    }),
+};

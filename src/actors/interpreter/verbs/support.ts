@@ -25,27 +25,6 @@ export interface VerbDefinition {
    * `logic` is then this outcome as an actor (the same verb where an actor is wanted).
    */
   readonly outcome?: (input: VerbInput) => VerbOutcome;
-  /**
-   * For a verb that only waits and then goes on: how long (ms). The interpreter waits with a
-   * delayed transition (cancelled like an actor when the state is left: redirect, call ended)
-   * instead of an actor around a timer; `logic` is the same wait as an actor.
-   */
-  readonly wait?: (input: VerbInput) => number;
-}
-
-/** The definition of a verb that only waits, then goes on (see `VerbDefinition.wait`). */
-export function waitingVerb(
-  def: Omit<VerbDefinition, 'logic' | 'wait'> & { wait: (input: VerbInput) => number },
-): VerbDefinition {
-  return {
-    ...def,
-    logic: () =>
-      fromPromise<VerbOutcome, VerbInput>(async ({ input, signal }) => {
-        const ms = def.wait(input);
-        if (ms > 0) await timerSleep(ms, signal);
-        return NEXT;
-      }),
-  };
 }
 
 /** The definition of a verb decided by its node alone (see `VerbDefinition.outcome`). */

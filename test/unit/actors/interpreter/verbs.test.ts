@@ -47,10 +47,10 @@ describe('Pause', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     h.server.script('/voice', { body: xml('<Pause length="2"/><Hangup/>') });
     const actor = h.start();
-    await inState(actor, 'executing.running.waiting');
+    await inState(actor, 'executing.running.pause');
     expect(h.intents).toEqual([{ type: 'answer' }]);
     await vi.advanceTimersByTimeAsync(1_999);
-    expect(actor.getSnapshot().matches('executing.running.waiting' as never)).toBe(true);
+    expect(actor.getSnapshot().matches('executing.running.pause' as never)).toBe(true);
     await vi.advanceTimersByTimeAsync(1);
     await inState(actor, 'hungUp');
     expect(h.intents).toEqual([{ type: 'answer' }, { type: 'hangup' }]);
