@@ -14,7 +14,7 @@ import {
   MAX_DIAGNOSTIC_NOTIFICATIONS,
   type PendingFetch,
 } from './interpreter.types.js';
-import { parseMarkup, type VerbNode } from './markup/index.js';
+import { type ParseResult, parseMarkup, type VerbNode } from './markup/index.js';
 import { callStatusParam, requestParams } from './params.js';
 import type { InterpreterServices, MarkupRequest } from './services.js';
 
@@ -46,6 +46,26 @@ export function isMarkupContentType(contentType: string | null): boolean {
 
 type Parsed = { ok: true; program: readonly VerbNode[] } | { ok: false };
 
+/** Documents up to this size are remembered parsed (an app serves the same few bodies to every call). */
+const MEMO_MAX_BODY = 4096;
+/** Parsed documents remembered (bounded: at most MEMO_SIZE × MEMO_MAX_BODY of text). */
+const MEMO_SIZE = 256;
+const memo = new Map<string, ParseResult>();
+
+/**
+ * The voice parse of a document: a pure function of its text, so a small body already parsed is not
+ * parsed again (the result is read-only data: programs are never changed in place).
+ */
+function parseVoice(body: string): ParseResult {
+  if (body.length > MEMO_MAX_BODY) return parseMarkup(body, { mode: 'voice' });
+  const known = memo.get(body);
+  if (known) return known;
+  const parsed = parseMarkup(body, { mode: 'voice' });
+  if (memo.size >= MEMO_SIZE) memo.delete(memo.keys().next().value as string);
+  memo.set(body, parsed);
+  return parsed;
+}
+
 function parseResponse(
   services: InterpreterServices,
   req: MarkupRequest,
@@ -70,7 +90,7 @@ function parseResponse(
     });
     return { ok: false };
   }
-  const parsed = parseMarkup(res.body, { mode: 'voice' });
+  const parsed = parseVoice(res.body);
   if (!parsed.ok) {
     services.notify({
       ...base,

@@ -44,14 +44,13 @@ import {
   dialVerb,
   emailVerb,
   gatherVerb,
-  hangupVerb,
+  IMMEDIATE_VERBS,
   MEDIA_VERBS,
   pauseVerb,
   playVerb,
   recordVerb,
   redirectVerb,
   referVerb,
-  rejectVerb,
   sayVerb,
   smsVerb,
 } from './verbs/index.js';
@@ -74,9 +73,7 @@ type VerbSrc =
   | 'Gather'
   | 'Record'
   | 'Dial'
-  | 'Hangup'
   | 'Redirect'
-  | 'Reject'
   | 'Sms'
   | 'Email'
   | 'Refer';
@@ -126,9 +123,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
       Gather: gatherVerb.logic(services),
       Record: recordVerb.logic(services),
       Dial: dialVerb.logic(services),
-      Hangup: hangupVerb.logic(services),
       Redirect: redirectVerb.logic(services),
-      Reject: rejectVerb.logic(services),
       Sms: smsVerb.logic(services),
       Email: emailVerb.logic(services),
       Refer: referVerb.logic(services),
@@ -142,6 +137,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
       isEndOfProgram: ({ context }) => context.index >= context.program.length,
       needsAnswer: ({ context }) => !context.answered && MEDIA_VERBS.has(currentVerb(context) ?? ''),
       isVerb: ({ context }, params: { verb: VerbSrc }) => currentVerb(context) === params.verb,
+      isImmediate: ({ context }) => IMMEDIATE_VERBS.has(currentVerb(context) ?? ''),
       fetchFailed: (_, output: FetchMarkupOutput) => !output.ok,
       outcomeIs: ({ context }, params: { kind: VerbOutcome['kind'] }) =>
         context.outcome?.kind === params.kind,
@@ -162,6 +158,9 @@ export function createInterpreterMachine(services: InterpreterServices) {
       })),
       advance: assign(({ context }) => ({ index: context.index + 1, outcome: null })),
       recordOutcome: assign((_, outcome: VerbOutcome) => ({ outcome })),
+      recordImmediateOutcome: assign(({ context }) => ({
+        outcome: IMMEDIATE_VERBS.get(currentVerb(context) ?? '')?.(verbInput({ context })) ?? null,
+      })),
       emitVerbStarted: emit(({ context }) => ({
         type: 'verb.started' as const,
         verb: currentVerb(context) ?? '',
@@ -320,15 +319,19 @@ export function createInterpreterMachine(services: InterpreterServices) {
             states: {
               route: {
                 always: [
+                  // Hangup, Reject: the outcome is the node's; no actor to start and wait for.
+                  {
+                    guard: 'isImmediate',
+                    target: '#interpreter.executing.deciding',
+                    actions: ['recordImmediateOutcome', 'emitVerbFinished'],
+                  },
                   { guard: { type: 'isVerb', params: { verb: 'Say' } }, target: 'say' },
                   { guard: { type: 'isVerb', params: { verb: 'Play' } }, target: 'play' },
                   { guard: { type: 'isVerb', params: { verb: 'Pause' } }, target: 'pause' },
                   { guard: { type: 'isVerb', params: { verb: 'Gather' } }, target: 'gather' },
                   { guard: { type: 'isVerb', params: { verb: 'Record' } }, target: 'record' },
                   { guard: { type: 'isVerb', params: { verb: 'Dial' } }, target: 'dial' },
-                  { guard: { type: 'isVerb', params: { verb: 'Hangup' } }, target: 'hangup' },
                   { guard: { type: 'isVerb', params: { verb: 'Redirect' } }, target: 'redirect' },
-                  { guard: { type: 'isVerb', params: { verb: 'Reject' } }, target: 'reject' },
                   { guard: { type: 'isVerb', params: { verb: 'Sms' } }, target: 'sms' },
                   { guard: { type: 'isVerb', params: { verb: 'Email' } }, target: 'email' },
                   { guard: { type: 'isVerb', params: { verb: 'Refer' } }, target: 'refer' },
@@ -342,9 +345,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
               gather: verbState('Gather'),
               record: verbState('Record'),
               dial: verbState('Dial'),
-              hangup: verbState('Hangup'),
               redirect: verbState('Redirect'),
-              reject: verbState('Reject'),
               sms: verbState('Sms'),
               email: verbState('Email'),
               refer: verbState('Refer'),

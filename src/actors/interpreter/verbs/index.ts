@@ -32,6 +32,11 @@ export const VERBS: readonly VerbDefinition[] = [
 /** Names of the verbs that need an answered call (and reset the redirect chain). */
 export const MEDIA_VERBS: ReadonlySet<string> = new Set(VERBS.filter((v) => v.media).map((v) => v.name));
 
+/** The verbs decided by their node alone, by name: recorded at once, no actor started. */
+export const IMMEDIATE_VERBS: ReadonlyMap<string, NonNullable<VerbDefinition['outcome']>> = new Map(
+  VERBS.flatMap((v) => (v.outcome ? [[v.name, v.outcome] as const] : [])),
+);
+
 export {
   dialVerb,
   emailVerb,

@@ -3,21 +3,15 @@
  * reason `rejected` → SIP 603 Decline, `busy` → 486 Busy Here (`REJECT_SIP_STATUS`). Only valid
  * before the call is answered; afterwards the interpreter writes a 12200 Notification and hangs up.
  */
-import { fromPromise } from 'xstate';
-import type { VerbInput, VerbOutcome } from '../interpreter.types.js';
 import { REJECT_SIP_STATUS, type RejectAttrs, rejectAttrs } from '../markup/index.js';
-import { attrsOf, type VerbDefinition } from './support.js';
+import { attrsOf, immediateVerb, type VerbDefinition } from './support.js';
 
 export { REJECT_SIP_STATUS, type RejectAttrs, rejectAttrs };
 
 /** The `<Reject>` verb. */
-export const rejectVerb: VerbDefinition = {
+export const rejectVerb: VerbDefinition = immediateVerb({
   name: 'Reject',
   attrs: rejectAttrs,
   media: false,
-  logic: () =>
-    fromPromise<VerbOutcome, VerbInput>(async ({ input }) => ({
-      kind: 'reject',
-      reason: attrsOf<RejectAttrs>(input).reason,
-    })),
-};
+  outcome: (input) => ({ kind: 'reject', reason: attrsOf<RejectAttrs>(input).reason }),
+});

@@ -4,7 +4,7 @@
  * its command (the port may answer synchronously) and, when the verb actor is stopped (its `signal`
  * aborts: REST redirect, call ended), stops the endpoint's operation so nothing keeps playing.
  */
-import type { PromiseActorLogic } from 'xstate';
+import { fromPromise, type PromiseActorLogic } from 'xstate';
 import type { MediaEvent, PlayOptions, PlaySource } from '../../../media/port.js';
 import { InterpreterErrorCode, type VerbInput, type VerbOutcome } from '../interpreter.types.js';
 import type { AttrMap, AttrValue } from '../markup/index.js';
@@ -19,6 +19,22 @@ export interface VerbDefinition {
   /** Media verbs need an answered call (the interpreter answers first) and reset the redirect chain. */
   readonly media: boolean;
   readonly logic: (services: InterpreterServices) => PromiseActorLogic<VerbOutcome, VerbInput>;
+  /**
+   * For a verb decided by its node alone (nothing to wait for, no side effect): its outcome. The
+   * interpreter records it at once instead of starting an actor whose promise only resolves it;
+   * `logic` is then this outcome as an actor (the same verb where an actor is wanted).
+   */
+  readonly outcome?: (input: VerbInput) => VerbOutcome;
+}
+
+/** The definition of a verb decided by its node alone (see `VerbDefinition.outcome`). */
+export function immediateVerb(
+  def: Omit<VerbDefinition, 'logic' | 'outcome'> & { outcome: (input: VerbInput) => VerbOutcome },
+): VerbDefinition {
+  return {
+    ...def,
+    logic: () => fromPromise<VerbOutcome, VerbInput>(async ({ input }) => def.outcome(input)),
+  };
 }
 
 /** Continue with the next verb. */

@@ -353,4 +353,20 @@ describe('persistence', () => {
     expect(h.server.requestsTo('/voice')).toHaveLength(1);
     expect(h.intents).toEqual([{ type: 'answer' }, { type: 'hangup' }]);
   });
+
+  it('a restored interpreter in a Pause waits it again and goes on', async () => {
+    h.server.script('/voice', { body: xml('<Pause length="1"/><Hangup/>') });
+    const actor = h.start();
+    await waitFor(actor, (s) => s.matches({ executing: { running: 'pause' } }));
+    const json = JSON.stringify(actor.getPersistedSnapshot());
+    actor.stop();
+    const restored = createActor(createInterpreterMachine(h.services), {
+      snapshot: JSON.parse(json),
+      input: undefined as never,
+    });
+    restored.start();
+    await waitFor(restored, (s) => s.status === 'done', { timeout: 5_000 });
+    expect(restored.getSnapshot().output).toEqual({ end: 'hangup' });
+    expect(h.intents).toEqual([{ type: 'answer' }, { type: 'hangup' }]);
+  });
 });
