@@ -16,6 +16,7 @@ import {
   ConferenceEventBus,
   statusCallbacks as conferenceCallbacks,
   recordWriter,
+  type SendConferenceCallback,
 } from '../actors/conference/conference-observers.js';
 import { RemoteConferences } from '../actors/conference/remote-conferences.js';
 import { createInterpreterMachine } from '../actors/interpreter/interpreter.machine.js';
@@ -159,20 +160,25 @@ export async function composeVoice(
     // their events go to the record writer and the status callbacks.
     const conferenceEvents = new ConferenceEventBus(logger.child({ component: 'conferences' }));
     conferenceEvents.subscribe(recordWriter(deps.repositories.conferences, logger));
-    conferenceEvents.subscribe(
-      conferenceCallbacks(async (accountSid, conferenceSid, url, method, params) => {
-        const authToken = await authTokenOf(accountSid);
-        if (authToken === null) return;
-        await webhooks.request({
-          url,
-          method,
-          params: Object.entries(params),
-          accountSid,
-          authToken,
-          context: { conferenceSid },
-        });
-      }, logger),
-    );
+    const sendConferenceCallback: SendConferenceCallback = async (
+      accountSid,
+      conferenceSid,
+      url,
+      method,
+      params,
+    ) => {
+      const authToken = await authTokenOf(accountSid);
+      if (authToken === null) return;
+      await webhooks.request({
+        url,
+        method,
+        params: Object.entries(params),
+        accountSid,
+        authToken,
+        context: { conferenceSid },
+      });
+    };
+    conferenceEvents.subscribe(conferenceCallbacks(sendConferenceCallback, logger));
     let muteCall: ((callSid: string, muted: boolean) => boolean) | null = null;
     let remote: RemoteConferences | null = null;
     const conferences = new ConferenceRooms({
@@ -203,6 +209,7 @@ export async function composeVoice(
             reasonConferenceEnded: ConferenceEndReason.NodeStopped,
             dateUpdated: at,
           }),
+        sendCallback: sendConferenceCallback,
         logger: logger.child({ component: 'conferences' }),
       });
       await remote.serve();
@@ -213,7 +220,9 @@ export async function composeVoice(
       observers: [
         ...(deps.callObservers ?? []),
         (e) => {
-          if (e.type === 'call.muted') conferences.callMuted(e.call.sid, e.muted);
+          if (e.type !== 'call.muted') return;
+          conferences.callMuted(e.call.sid, e.muted);
+          remote?.callMuted(e.call.sid, e.muted);
         },
       ],
       sip: sipService.legs,
@@ -253,7 +262,8 @@ export async function composeVoice(
       defaultProxy: config.sip.outboundProxy,
       instanceId: config.instanceId,
       callLeaseMs: config.limits.callLeaseMs,
-      conferenceFlagsOf: (endpointId) => conferences.flagsOf(endpointId),
+      conferenceFlagsOf: (endpointId) =>
+        conferences.flagsOf(endpointId) ?? remote?.flagsOf(endpointId) ?? null,
       numberOf: (accountSid, sid) => numbers.get(accountSid, sid),
       applicationOf: (accountSid, sid) => applications.get(accountSid, sid),
       meter: metrics.calls,
