@@ -255,6 +255,7 @@ export class RemoteConferences {
           startsConference: a.join.startConferenceOnEnter,
           endsConference: a.join.endConferenceOnExit,
           conferenceSid: a.conferenceSid,
+          room: roomKeyOf(a.join),
           hold: false,
         }
       : null;

@@ -29,6 +29,11 @@ export interface ParticipantFlags {
 /** What the Call resource's Mute response shows of the call's conference. */
 export interface ParticipantView extends ParticipantFlags {
   readonly conferenceSid: string;
+  /**
+   * The room, for a call whose endpoint is not itself in the mixer: it is seated in another node's
+   * room over an RTP link (its media engine does not report a room then).
+   */
+  readonly room?: string;
   readonly hold: boolean;
 }
 
