@@ -333,13 +333,14 @@ export async function composeVoice(
     callRuntime = runtime;
     muteCall = (callSid, muted) => runtime.setMuted(callSid, muted);
     lifecycle.onClose(async () => {
-      // Conferences end with the node (their calls are released below); their records are written
-      // before the stores close.
-      conferences.stopAll();
+      // Conferences end with the node, each once its participants have left (those of other nodes
+      // are told, and their <Dial> goes on there); their records, callbacks and end marks are
+      // written before the stores close.
+      await conferences.stopAll();
       recovery.stop();
       inbound.stop();
       runtime.stop();
-      remote?.close();
+      await remote?.close();
       conferences.close();
       await conferenceEvents.drain();
     });

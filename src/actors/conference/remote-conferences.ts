@@ -114,6 +114,8 @@ export class RemoteConferences {
   private readonly sequences = new Map<string, number>();
   private renewal: NodeJS.Timeout | null = null;
   private sweep: NodeJS.Timeout | null = null;
+  /** Ends of owned conferences still being marked in Redis (close waits for them). */
+  private readonly ending = new Set<Promise<void>>();
   private readonly m: RoomMedia;
   private readonly steps: MediaSteps;
 
@@ -170,7 +172,7 @@ export class RemoteConferences {
         this.renewal = null;
       }
       // Marked ended before the claim goes: a survivor that sees the claim gone finds the mark.
-      void this.d.owners
+      const done = this.d.owners
         .markEnded(e.conference.sid)
         // A new conference of the room may have started here meanwhile: it keeps the claim.
         .then(() => (current && !this.owned.has(room) ? this.d.owners.release(room, this.d.self) : undefined))
@@ -178,6 +180,8 @@ export class RemoteConferences {
         .catch((err) =>
           this.d.logger.warn({ err, conferenceSid: e.conference.sid }, 'room claim not released'),
         );
+      this.ending.add(done);
+      void done.finally(() => this.ending.delete(done));
     }
   };
 
@@ -261,14 +265,15 @@ export class RemoteConferences {
       : null;
   }
 
-  /** Stops the timers and lets every cross-node participant go. */
-  close(): void {
+  /** Stops the timers, lets every cross-node participant go, and waits for the ends being marked. */
+  async close(): Promise<void> {
     if (this.renewal) clearInterval(this.renewal);
     this.renewal = null;
     if (this.sweep) clearInterval(this.sweep);
     this.sweep = null;
     for (const h of this.hosted.values()) h.controller.abort();
     for (const a of this.away.values()) a.left();
+    await Promise.all(this.ending);
   }
 
   /** Ends the conferences whose owner stopped renewing their location (it died). */

@@ -219,7 +219,7 @@ describe('a conference whose owner goes away', () => {
   it('owner draining: the room runs while its call lives, then ends; the other node’s Dial goes on', async () => {
     // The drain ends on the owner's last call; the timeout is only a bound.
     const a = await node({ DRAIN_TIMEOUT: '20' });
-    const r = await room('drain', 'start end');
+    const r = await room('drain', 'start end leave');
     const callers: SippProcess[] = [];
     try {
       callers.push(await dial(a.sipPort!, r.number, '127.0.0.2'));
@@ -265,6 +265,12 @@ describe('a conference whose owner goes away', () => {
       expect((await callers[1]!.done).code).toBe(0);
       expect(r.actions()).toContain(onB);
       await endedOnce(cf);
+      // The owner ended it itself: B's caller was sent out of the room before its end.
+      const events = callbacksOf(cf).map((e) => [e.get('StatusCallbackEvent'), e.get('CallSid')]);
+      expect(events.slice(-2)).toEqual([
+        ['participant-leave', onB],
+        ['conference-end', null],
+      ]);
     } finally {
       for (const x of callers) x.kill();
     }
