@@ -16,6 +16,7 @@ import {
   ConferenceEventBus,
   statusCallbacks as conferenceCallbacks,
   recordWriter,
+  type SendConferenceCallback,
 } from '../actors/conference/conference-observers.js';
 import { RemoteConferences } from '../actors/conference/remote-conferences.js';
 import { createInterpreterMachine } from '../actors/interpreter/interpreter.machine.js';
@@ -163,20 +164,25 @@ export async function composeVoice(
     // their events go to the record writer and the status callbacks.
     const conferenceEvents = new ConferenceEventBus(logger.child({ component: 'conferences' }));
     conferenceEvents.subscribe(recordWriter(deps.repositories.conferences, logger));
-    conferenceEvents.subscribe(
-      conferenceCallbacks(async (accountSid, conferenceSid, url, method, params) => {
-        const authToken = await authTokenOf(accountSid);
-        if (authToken === null) return;
-        await webhooks.request({
-          url,
-          method,
-          params: Object.entries(params),
-          accountSid,
-          authToken,
-          context: { conferenceSid },
-        });
-      }, logger),
-    );
+    const sendConferenceCallback: SendConferenceCallback = async (
+      accountSid,
+      conferenceSid,
+      url,
+      method,
+      params,
+    ) => {
+      const authToken = await authTokenOf(accountSid);
+      if (authToken === null) return;
+      await webhooks.request({
+        url,
+        method,
+        params: Object.entries(params),
+        accountSid,
+        authToken,
+        context: { conferenceSid },
+      });
+    };
+    conferenceEvents.subscribe(conferenceCallbacks(sendConferenceCallback, logger));
     let muteCall: ((callSid: string, muted: boolean) => boolean) | null = null;
     let remote: RemoteConferences | null = null;
     const conferences = new ConferenceRooms({
@@ -207,6 +213,7 @@ export async function composeVoice(
             reasonConferenceEnded: ConferenceEndReason.NodeStopped,
             dateUpdated: at,
           }),
+        sendCallback: sendConferenceCallback,
         logger: logger.child({ component: 'conferences' }),
       });
       await remote.serve();
@@ -217,7 +224,9 @@ export async function composeVoice(
       observers: [
         ...(deps.callObservers ?? []),
         (e) => {
-          if (e.type === 'call.muted') conferences.callMuted(e.call.sid, e.muted);
+          if (e.type !== 'call.muted') return;
+          conferences.callMuted(e.call.sid, e.muted);
+          remote?.callMuted(e.call.sid, e.muted);
         },
       ],
       sip: sipService.legs,
@@ -257,7 +266,8 @@ export async function composeVoice(
       defaultProxy: config.sip.outboundProxy,
       instanceId: config.instanceId,
       callLeaseMs: config.limits.callLeaseMs,
-      conferenceFlagsOf: (endpointId) => conferences.flagsOf(endpointId),
+      conferenceFlagsOf: (endpointId) =>
+        conferences.flagsOf(endpointId) ?? remote?.flagsOf(endpointId) ?? null,
       numberOf: (accountSid, sid) => numbers.get(accountSid, sid),
       applicationOf: (accountSid, sid) => applications.get(accountSid, sid),
       meter: metrics.calls,
@@ -327,13 +337,14 @@ export async function composeVoice(
     callRuntime = runtime;
     muteCall = (callSid, muted) => runtime.setMuted(callSid, muted);
     lifecycle.onClose(async () => {
-      // Conferences end with the node (their calls are released below); their records are written
-      // before the stores close.
-      conferences.stopAll();
+      // Conferences end with the node, each once its participants have left (those of other nodes
+      // are told, and their <Dial> goes on there); their records, callbacks and end marks are
+      // written before the stores close.
+      await conferences.stopAll();
       recovery.stop();
       inbound.stop();
       runtime.stop();
-      remote?.close();
+      await remote?.close();
       conferences.close();
       await conferenceEvents.drain();
     });

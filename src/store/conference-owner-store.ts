@@ -3,6 +3,23 @@
  * claimed under a lease the owner renews while the room lives. Participants whose calls run on
  * other nodes join the room on its owner (docs/cluster.md, "Conferences across nodes").
  */
+/**
+ * What a node other than the owner needs to end a conference whose owner died: its names, where
+ * its status callbacks go, and how many events the owner had numbered (the end's sequence follows).
+ */
+export interface ConferenceEnding {
+  readonly sid: string;
+  readonly accountSid: string;
+  readonly friendlyName: string;
+  readonly statusCallback: {
+    readonly url: string;
+    readonly method: string;
+    readonly events: readonly string[];
+  } | null;
+  /** The SequenceNumber of the owner's last event of the conference. */
+  readonly sequence: number;
+}
+
 export interface ConferenceOwnerStore {
   /**
    * Claims `room` for `node` for `ttlMs` (or extends the claim when `node` holds it). Returns the
@@ -13,7 +30,10 @@ export interface ConferenceOwnerStore {
   ownerOf(room: string): Promise<string | null>;
   /** Gives the room up if `node` holds it (its conference completed). */
   release(room: string, node: string): Promise<void>;
-  /** Publishes which node runs conference `sid` (REST on other nodes forwards there), for `ttlMs`. */
+  /**
+   * Publishes which node runs conference `sid` (REST on other nodes forwards there), for `ttlMs`;
+   * `expired` lists it once that runs out without a renewal.
+   */
   locate(sid: string, node: string, room: string, ttlMs: number): Promise<void>;
   /** The node that runs conference `sid` and its room, while `locate` keeps it published. */
   whereIs(sid: string): Promise<{ readonly node: string; readonly room: string } | null>;
@@ -22,4 +42,12 @@ export interface ConferenceOwnerStore {
    * whichever node (the owner, or a survivor after the owner died) gets there first.
    */
   markEnded(sid: string): Promise<boolean>;
+  /** Keeps what a survivor needs to end conference `ending.sid` (replaced at each of its events). */
+  noteEnding(ending: ConferenceEnding): Promise<void>;
+  /** The last `noteEnding` of conference `sid`, or null. */
+  endingOf(sid: string): Promise<ConferenceEnding | null>;
+  /** Up to `limit` conferences whose location ran out before `now` (epoch ms) without being forgotten. */
+  expired(now: number, limit: number): Promise<string[]>;
+  /** Drops conference `sid` from the live list and its ending note (it has ended). */
+  forget(sid: string): Promise<void>;
 }

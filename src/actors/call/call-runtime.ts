@@ -197,7 +197,7 @@ export class CallRuntime {
     if (!c) return null;
     const flags = this.deps.conferenceFlagsOf?.(sid) ?? null;
     return {
-      room: c.room,
+      room: c.room ?? flags?.room ?? null,
       conferenceSid: flags?.conferenceSid ?? null,
       hold: flags?.hold ?? false,
       muted: c.muted,

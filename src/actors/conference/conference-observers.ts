@@ -108,7 +108,7 @@ function participantParams(p: Participant): Record<string, string> {
 
 /** Twilio's conference status callback parameters for one event. */
 export function conferenceCallbackParams(
-  c: ConferenceContext,
+  c: Pick<ConferenceContext, 'sid' | 'friendlyName' | 'accountSid' | 'endReason' | 'callSidEnding'>,
   event: string,
   sequence: number,
   at: number,

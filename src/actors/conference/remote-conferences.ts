@@ -12,13 +12,17 @@
  *   sid, running the same stay as a local participant (wait music, beeps, mute, hold, kick);
  * - the joining node bridges its caller's endpoint to the relay until the owner says the
  *   participant left (`conference.left`: kicked, room ended), the caller goes (`conference.exit`),
- *   or the owner's claim runs out (the owner died: the room ends; the first survivor to notice
- *   completes its record, once).
+ *   or the owner's claim runs out (the owner died: the room ends).
+ * A conference whose owner died is ended by one survivor, once (its end mark): the record is
+ * completed (`node-stopped`) and its `conference-end` callback sent, numbered after the owner's
+ * last event (the owner notes it in Redis at each event). The survivor is the first node to notice:
+ * one with a participant in the room, or any node's sweep of the conferences whose location ran out.
  * REST reads and commands on a conference this node does not run go to its owner
  * (`conference.get`, `conference.command`).
  */
 import type { Logger } from '../../logger.js';
 import type { ConferenceOwnerStore } from '../../store/conference-owner-store.js';
+import { ConferenceEndReason } from '../../store/conference-store.js';
 import type { NodeRpc } from '../../store/node-rpc.js';
 import type { MediaEvents } from '../interpreter/services.js';
 import {
@@ -33,9 +37,11 @@ import type {
   CommandResult,
   ConferenceRooms,
   LiveConference,
+  ParticipantView,
 } from '../interpreter/verbs/conference-rooms.js';
 import { aborted } from '../interpreter/verbs/support.js';
 import type { ConferenceEmitted, ConferenceEvent } from './conference.types.js';
+import { conferenceCallbackParams, type SendConferenceCallback } from './conference-observers.js';
 import { type ConferenceRequest, isConferenceRequest, MediaSteps } from './remote-protocol.js';
 
 /** How often a node checks that the other side of a cross-node participant is still there. */
@@ -74,8 +80,22 @@ export interface RemoteConferencesDeps {
   readonly timeoutMs: number;
   /** Completes the record of a conference whose owner died (called at most once per conference). */
   readonly completeRecord: (sid: string, at: Date) => Promise<void>;
+  /** Sends the `conference-end` callback of a conference whose owner died. */
+  readonly sendCallback: SendConferenceCallback;
   readonly logger: Logger;
 }
+
+/** A call of this node seated in another node's room. */
+interface Away {
+  /** The owner says the participant left. */
+  readonly left: () => void;
+  readonly owner: string;
+  readonly join: RoomJoin;
+  conferenceSid: string;
+}
+
+/** How many conferences a sweep ends at most per round. */
+const SWEEP_BATCH = 100;
 
 interface Hosted {
   readonly controller: AbortController;
@@ -89,8 +109,13 @@ export class RemoteConferences {
   /** Participants from other nodes seated here, by call sid. */
   private readonly hosted = new Map<string, Hosted>();
   /** This node's calls seated in other nodes' rooms: call sid → "the owner says it left". */
-  private readonly away = new Map<string, () => void>();
+  private readonly away = new Map<string, Away>();
+  /** The sequence number of each owned conference's last event (as its status callbacks count). */
+  private readonly sequences = new Map<string, number>();
   private renewal: NodeJS.Timeout | null = null;
+  private sweep: NodeJS.Timeout | null = null;
+  /** Ends of owned conferences still being marked in Redis (close waits for them). */
+  private readonly ending = new Set<Promise<void>>();
   private readonly m: RoomMedia;
   private readonly steps: MediaSteps;
 
@@ -99,8 +124,13 @@ export class RemoteConferences {
     this.steps = new MediaSteps(this.m);
   }
 
-  /** Serves the other nodes' requests. */
+  /** Serves the other nodes' requests, and ends the conferences of nodes that died. */
   serve(): Promise<void> {
+    this.sweep ??= setInterval(
+      () => void this.endOrphans(),
+      Math.max(REMOTE_WATCH_MS, Math.floor(this.d.leaseMs / 3)),
+    );
+    this.sweep.unref();
     return this.d.rpc.serve(async (request) => {
       if (!isConferenceRequest(request)) throw new Error('unknown request');
       return this.answer(request);
@@ -110,6 +140,20 @@ export class RemoteConferences {
   /** Follows this node's conferences (their domain events): claims renewed while they live. */
   observe = (e: ConferenceEmitted): void => {
     const room = e.conference.room;
+    const c = e.conference;
+    if (e.type !== 'conference.ended') {
+      const sequence = (this.sequences.get(c.sid) ?? 0) + 1;
+      this.sequences.set(c.sid, sequence);
+      void this.d.owners
+        .noteEnding({
+          sid: c.sid,
+          accountSid: c.accountSid,
+          friendlyName: c.friendlyName,
+          statusCallback: c.statusCallback,
+          sequence,
+        })
+        .catch((err) => this.d.logger.warn({ err, conferenceSid: c.sid }, 'conference ending not noted'));
+    }
     if (e.type === 'conference.created') {
       this.owned.set(room, e.conference.sid);
       this.renew(room, e.conference.sid);
@@ -120,6 +164,7 @@ export class RemoteConferences {
         Math.max(200, Math.floor(this.d.leaseMs / 3)),
       );
     } else if (e.type === 'conference.ended') {
+      this.sequences.delete(c.sid);
       const current = this.owned.get(room) === e.conference.sid;
       if (current) this.owned.delete(room);
       if (this.owned.size === 0 && this.renewal) {
@@ -127,13 +172,16 @@ export class RemoteConferences {
         this.renewal = null;
       }
       // Marked ended before the claim goes: a survivor that sees the claim gone finds the mark.
-      void this.d.owners
+      const done = this.d.owners
         .markEnded(e.conference.sid)
         // A new conference of the room may have started here meanwhile: it keeps the claim.
         .then(() => (current && !this.owned.has(room) ? this.d.owners.release(room, this.d.self) : undefined))
+        .then(() => this.d.owners.forget(e.conference.sid))
         .catch((err) =>
           this.d.logger.warn({ err, conferenceSid: e.conference.sid }, 'room claim not released'),
         );
+      this.ending.add(done);
+      void done.finally(() => this.ending.delete(done));
     }
   };
 
@@ -185,12 +233,96 @@ export class RemoteConferences {
     return body === 'ok' || body === 'no-participant' ? body : 'no-conference';
   }
 
-  /** Stops the timers and lets every cross-node participant go. */
-  close(): void {
+  /**
+   * A call's own Mute (POST /Calls/{sid}) on a call of this node seated in another node's room:
+   * the owner shows it on the participant, as for a local one.
+   */
+  callMuted(callSid: string, muted: boolean): void {
+    const a = this.away.get(callSid);
+    if (!a?.conferenceSid) return;
+    void this.ask(a.owner, {
+      kind: 'conference.command',
+      accountSid: a.join.accountSid,
+      sid: a.conferenceSid,
+      event: { type: 'call.muted', callSid, muted, at: Date.now() },
+    });
+  }
+
+  /**
+   * What the Call resource's Mute response shows of a call of this node seated in another node's
+   * room (its own attributes; hold lives on the owner and shows there).
+   */
+  flagsOf(callSid: string): ParticipantView | null {
+    const a = this.away.get(callSid);
+    return a?.conferenceSid
+      ? {
+          startsConference: a.join.startConferenceOnEnter,
+          endsConference: a.join.endConferenceOnExit,
+          conferenceSid: a.conferenceSid,
+          room: roomKeyOf(a.join),
+          hold: false,
+        }
+      : null;
+  }
+
+  /** Stops the timers, lets every cross-node participant go, and waits for the ends being marked. */
+  async close(): Promise<void> {
     if (this.renewal) clearInterval(this.renewal);
     this.renewal = null;
+    if (this.sweep) clearInterval(this.sweep);
+    this.sweep = null;
     for (const h of this.hosted.values()) h.controller.abort();
-    for (const left of this.away.values()) left();
+    for (const a of this.away.values()) a.left();
+    await Promise.all(this.ending);
+  }
+
+  /** Ends the conferences whose owner stopped renewing their location (it died). */
+  private async endOrphans(): Promise<void> {
+    try {
+      const mine = new Set(this.owned.values());
+      for (const sid of await this.d.owners.expired(Date.now(), SWEEP_BATCH)) {
+        // Ours (a renewal came late), or renewed meanwhile: still live.
+        if (mine.has(sid) || (await this.d.owners.whereIs(sid))) continue;
+        await this.endOrphan(sid);
+      }
+    } catch (err) {
+      this.d.logger.warn({ err }, 'conferences of dead nodes not swept');
+    }
+  }
+
+  /**
+   * Ends conference `sid` whose owner died, if no node (nor the owner) has yet: its record
+   * completed and its `conference-end` callback sent, in the shape its owner would have sent it.
+   */
+  private async endOrphan(sid: string): Promise<void> {
+    if (await this.d.owners.markEnded(sid)) {
+      const at = Date.now();
+      this.d.logger.warn({ conferenceSid: sid }, 'conference of a node that died: ended');
+      await this.d.completeRecord(sid, new Date(at));
+      const ending = await this.d.owners.endingOf(sid);
+      const cb = ending?.statusCallback;
+      if (ending && cb?.events.includes('end') && (cb.method === 'GET' || cb.method === 'POST')) {
+        const params = conferenceCallbackParams(
+          {
+            sid,
+            accountSid: ending.accountSid,
+            friendlyName: ending.friendlyName,
+            endReason: ConferenceEndReason.NodeStopped,
+            callSidEnding: null,
+          },
+          'conference-end',
+          ending.sequence + 1,
+          at,
+          null,
+        );
+        await this.d
+          .sendCallback(ending.accountSid, sid, cb.url, cb.method, params)
+          .catch((err) =>
+            this.d.logger.warn({ err, conferenceSid: sid }, 'conference status callback not sent'),
+          );
+      }
+    }
+    await this.d.owners.forget(sid);
   }
 
   private async ownerOfSid(sid: string): Promise<string | null> {
@@ -239,7 +371,8 @@ export class RemoteConferences {
         resolve('completed');
       };
     });
-    this.away.set(j.callSid, left);
+    const away: Away = { left: () => left(), owner, join: j, conferenceSid: '' };
+    this.away.set(j.callSid, away);
     // Ends the waits that lost the race below.
     const stop = new AbortController();
     let seated = false;
@@ -258,6 +391,7 @@ export class RemoteConferences {
       if (!(await this.steps.apply(relay, r.sdp, signal))) return 'gone';
       this.d.media.bridge(endpointId, relay);
       const conferenceSid = r.conferenceSid ?? '';
+      away.conferenceSid = conferenceSid;
       const over = AbortSignal.any([signal, stop.signal]);
       return await Promise.race([
         ownerSaysLeft,
@@ -269,7 +403,7 @@ export class RemoteConferences {
       ]);
     } finally {
       stop.abort();
-      if (this.away.get(j.callSid) === left) this.away.delete(j.callSid);
+      if (this.away.get(j.callSid) === away) this.away.delete(j.callSid);
       // Stopped here (caller hung up, redirect, endpoint gone): the owner lets the participant go.
       if (seated && !released) void this.ask(owner, { kind: 'conference.exit', callSid: j.callSid });
       this.d.media.unbridge(endpointId, relay);
@@ -292,7 +426,7 @@ export class RemoteConferences {
           try {
             if ((await this.d.owners.ownerOf(room)) === owner) return;
             clearInterval(timer);
-            if (sid && (await this.d.owners.markEnded(sid))) await this.d.completeRecord(sid, new Date());
+            if (sid) await this.endOrphan(sid);
             resolve('completed');
           } catch (err) {
             this.d.logger.debug({ err, room }, 'room owner not checked');
@@ -317,7 +451,7 @@ export class RemoteConferences {
         this.hosted.get(r.callSid)?.controller.abort();
         return 'ok';
       case 'conference.left':
-        this.away.get(r.callSid)?.();
+        this.away.get(r.callSid)?.left();
         return 'ok';
       case 'conference.join':
         return this.host(r.from, r.join, r.sdp);

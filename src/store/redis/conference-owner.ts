@@ -3,7 +3,7 @@
  * instance id, with a PX expiry) checked and set in one script; a conference sid's location is a
  * key the owner refreshes with its claim; the end mark is a SET NX.
  */
-import type { ConferenceOwnerStore } from '../conference-owner-store.js';
+import type { ConferenceEnding, ConferenceOwnerStore } from '../conference-owner-store.js';
 import type { Redis } from './client.js';
 import type { RedisKeys } from './keys.js';
 
@@ -49,7 +49,10 @@ export class RedisConferenceOwners implements ConferenceOwnerStore {
   }
 
   async locate(sid: string, node: string, room: string, ttlMs: number): Promise<void> {
-    await this.redis.set(this.keys.conferenceLocation(sid), JSON.stringify({ node, room }), { PX: ttlMs });
+    await Promise.all([
+      this.redis.set(this.keys.conferenceLocation(sid), JSON.stringify({ node, room }), { PX: ttlMs }),
+      this.redis.zAdd(this.keys.conferencesLive(), { score: Date.now() + ttlMs, value: sid }),
+    ]);
   }
 
   async whereIs(sid: string): Promise<{ node: string; room: string } | null> {
@@ -69,5 +72,43 @@ export class RedisConferenceOwners implements ConferenceOwnerStore {
       EX: ENDED_TTL_SECONDS,
     });
     return set === 'OK';
+  }
+
+  async noteEnding(ending: ConferenceEnding): Promise<void> {
+    await this.redis.set(this.keys.conferenceEnding(ending.sid), JSON.stringify(ending), {
+      EX: ENDED_TTL_SECONDS,
+    });
+  }
+
+  async endingOf(sid: string): Promise<ConferenceEnding | null> {
+    const raw = await this.redis.get(this.keys.conferenceEnding(sid));
+    if (raw === null) return null;
+    try {
+      const v = JSON.parse(raw) as Partial<ConferenceEnding>;
+      return v.sid === sid && typeof v.accountSid === 'string' && typeof v.friendlyName === 'string'
+        ? {
+            sid,
+            accountSid: v.accountSid,
+            friendlyName: v.friendlyName,
+            statusCallback: v.statusCallback ?? null,
+            sequence: typeof v.sequence === 'number' ? v.sequence : 0,
+          }
+        : null;
+    } catch {
+      return null;
+    }
+  }
+
+  expired(now: number, limit: number): Promise<string[]> {
+    return this.redis.zRangeByScore(this.keys.conferencesLive(), 0, now, {
+      LIMIT: { offset: 0, count: limit },
+    });
+  }
+
+  async forget(sid: string): Promise<void> {
+    await Promise.all([
+      this.redis.zRem(this.keys.conferencesLive(), sid),
+      this.redis.del(this.keys.conferenceEnding(sid)),
+    ]);
   }
 }

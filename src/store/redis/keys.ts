@@ -50,6 +50,10 @@ export function redisKeys(prefix: string) {
     conferenceLocation: (sid: string) => `${p}conf:${sid}:at`,
     /** Set once when a conference's record is completed (by its owner or a survivor). */
     conferenceEnded: (sid: string) => `${p}conf:${sid}:ended`,
+    /** Live conferences by the time their owner's claim runs out (sorted set, score epoch ms). */
+    conferencesLive: () => `${p}conf:live`,
+    /** What a survivor needs to end conference `sid` when its owner died (JSON). */
+    conferenceEnding: (sid: string) => `${p}conf:${sid}:ending`,
     // nodes
     /** Requests addressed to one node (NodeRpc), and its replies. */
     nodeRequests: (node: string) => `${p}chan:node:${node}:requests`,

@@ -140,6 +140,39 @@ describe.each([
     expect(await owners.whereIs('CF2')).toBeNull();
     expect(await owners.markEnded('CF1')).toBe(true);
     expect(await owners.markEnded('CF1')).toBe(false);
+    await owners.forget('CF1');
+  });
+
+  it('lists the conferences whose location ran out, with their ending notes, until forgotten', async () => {
+    const owners = new RedisConferenceOwners(redis, keys);
+    const t0 = Date.now();
+    await owners.locate('CFshort', 'node-a', 'ACx:a', 100);
+    await owners.locate('CFlong', 'node-a', 'ACx:b', 60_000);
+    const ending = {
+      sid: 'CFshort',
+      accountSid: 'ACx',
+      friendlyName: 'a',
+      statusCallback: { url: 'http://127.0.0.1:9/cb', method: 'POST', events: ['end'] },
+      sequence: 4,
+    };
+    await owners.noteEnding(ending);
+    expect(await owners.endingOf('CFshort')).toEqual(ending);
+    expect(await owners.endingOf('CFlong')).toBeNull();
+    expect(await owners.expired(t0, 10)).toEqual([]);
+    const gone = await until(
+      () => owners.expired(Date.now(), 10),
+      (l) => l.length > 0,
+      5_000,
+    );
+    expect(gone).toEqual(['CFshort']);
+    // A renewal puts it back among the live ones.
+    await owners.locate('CFshort', 'node-a', 'ACx:a', 60_000);
+    expect(await owners.expired(Date.now(), 10)).toEqual([]);
+    await owners.forget('CFshort');
+    await owners.forget('CFlong');
+    expect(await owners.endingOf('CFshort')).toBeNull();
+    const later = await owners.expired(Date.now() + 120_000, 100);
+    expect(later.filter((sid) => sid === 'CFshort' || sid === 'CFlong')).toEqual([]);
   });
 
   it('keeps registrar bindings per AOR, bounded, and counts AORs across every index shard', async () => {

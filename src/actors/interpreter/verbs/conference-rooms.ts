@@ -29,6 +29,11 @@ export interface ParticipantFlags {
 /** What the Call resource's Mute response shows of the call's conference. */
 export interface ParticipantView extends ParticipantFlags {
   readonly conferenceSid: string;
+  /**
+   * The room, for a call whose endpoint is not itself in the mixer: it is seated in another node's
+   * room over an RTP link (its media engine does not report a room then).
+   */
+  readonly room?: string;
   readonly hold: boolean;
 }
 
@@ -219,9 +224,22 @@ export class ConferenceRooms {
     if (sid) this.bySid.get(sid)?.send({ type: 'call.muted', callSid, muted, at: Date.now() });
   }
 
-  /** Ends every conference (the node is stopping): participants are sent out. */
-  stopAll(): void {
-    for (const actor of [...this.bySid.values()]) actor.send({ type: 'node.stop', at: Date.now() });
+  /**
+   * Ends every conference (the node is stopping): participants are sent out. Resolves once every
+   * conference has completed (its participants left, or its stop timeout passed), so its end is
+   * recorded and announced before the node goes.
+   */
+  stopAll(): Promise<void> {
+    const actors = [...this.bySid.values()];
+    const completed = actors.map(
+      (actor) =>
+        new Promise<void>((resolve) => {
+          if (actor.getSnapshot().status !== 'active') resolve();
+          else actor.subscribe({ complete: resolve, error: () => resolve() });
+        }),
+    );
+    for (const actor of actors) actor.send({ type: 'node.stop', at: Date.now() });
+    return Promise.all(completed).then(() => undefined);
   }
 
   /** Stops the actors still running after `stopAll` (their timers too) and forgets everything. */
