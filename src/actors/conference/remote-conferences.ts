@@ -22,7 +22,6 @@
  */
 import type { Logger } from '../../logger.js';
 import type { ConferenceOwnerStore } from '../../store/conference-owner-store.js';
-import { ConferenceEndReason } from '../../store/conference-store.js';
 import type { NodeRpc } from '../../store/node-rpc.js';
 import type { MediaEvents } from '../interpreter/services.js';
 import {
@@ -41,7 +40,9 @@ import type {
 } from '../interpreter/verbs/conference-rooms.js';
 import { aborted } from '../interpreter/verbs/support.js';
 import type { ConferenceEmitted, ConferenceEvent } from './conference.types.js';
-import { conferenceCallbackParams, type SendConferenceCallback } from './conference-observers.js';
+import type { SendConferenceCallback } from './conference-observers.js';
+import { HostedParticipants } from './hosted-participants.js';
+import { OrphanConferences } from './orphan-conferences.js';
 import { type ConferenceRequest, isConferenceRequest, MediaSteps } from './remote-protocol.js';
 
 /** How often a node checks that the other side of a cross-node participant is still there. */
@@ -94,20 +95,12 @@ interface Away {
   conferenceSid: string;
 }
 
-/** How many conferences a sweep ends at most per round. */
-const SWEEP_BATCH = 100;
-
-interface Hosted {
-  readonly controller: AbortController;
-  /** The node of the participant's call. */
-  readonly from: string;
-}
-
 export class RemoteConferences {
   /** Rooms this node owns: room key → the sid of its live conference. */
   private readonly owned = new Map<string, string>();
-  /** Participants from other nodes seated here, by call sid. */
-  private readonly hosted = new Map<string, Hosted>();
+  /** Participants from other nodes seated here. */
+  private readonly hosted: HostedParticipants;
+  private readonly orphans: OrphanConferences;
   /** This node's calls seated in other nodes' rooms: call sid → "the owner says it left". */
   private readonly away = new Map<string, Away>();
   /** The sequence number of each owned conference's last event (as its status callbacks count). */
@@ -122,12 +115,20 @@ export class RemoteConferences {
   constructor(private readonly d: RemoteConferencesDeps) {
     this.m = { media: d.media, mediaEvents: d.mediaEvents };
     this.steps = new MediaSteps(this.m);
+    this.orphans = new OrphanConferences(d);
+    this.hosted = new HostedParticipants({
+      ...d,
+      m: this.m,
+      steps: this.steps,
+      watchMs: REMOTE_WATCH_MS,
+      ask: (node, request) => this.ask(node, request),
+    });
   }
 
   /** Serves the other nodes' requests, and ends the conferences of nodes that died. */
   serve(): Promise<void> {
     this.sweep ??= setInterval(
-      () => void this.endOrphans(),
+      () => void this.orphans.sweep(new Set(this.owned.values())),
       Math.max(REMOTE_WATCH_MS, Math.floor(this.d.leaseMs / 3)),
     );
     this.sweep.unref();
@@ -271,58 +272,9 @@ export class RemoteConferences {
     this.renewal = null;
     if (this.sweep) clearInterval(this.sweep);
     this.sweep = null;
-    for (const h of this.hosted.values()) h.controller.abort();
+    this.hosted.releaseAll();
     for (const a of this.away.values()) a.left();
     await Promise.all(this.ending);
-  }
-
-  /** Ends the conferences whose owner stopped renewing their location (it died). */
-  private async endOrphans(): Promise<void> {
-    try {
-      const mine = new Set(this.owned.values());
-      for (const sid of await this.d.owners.expired(Date.now(), SWEEP_BATCH)) {
-        // Ours (a renewal came late), or renewed meanwhile: still live.
-        if (mine.has(sid) || (await this.d.owners.whereIs(sid))) continue;
-        await this.endOrphan(sid);
-      }
-    } catch (err) {
-      this.d.logger.warn({ err }, 'conferences of dead nodes not swept');
-    }
-  }
-
-  /**
-   * Ends conference `sid` whose owner died, if no node (nor the owner) has yet: its record
-   * completed and its `conference-end` callback sent, in the shape its owner would have sent it.
-   */
-  private async endOrphan(sid: string): Promise<void> {
-    if (await this.d.owners.markEnded(sid)) {
-      const at = Date.now();
-      this.d.logger.warn({ conferenceSid: sid }, 'conference of a node that died: ended');
-      await this.d.completeRecord(sid, new Date(at));
-      const ending = await this.d.owners.endingOf(sid);
-      const cb = ending?.statusCallback;
-      if (ending && cb?.events.includes('end') && (cb.method === 'GET' || cb.method === 'POST')) {
-        const params = conferenceCallbackParams(
-          {
-            sid,
-            accountSid: ending.accountSid,
-            friendlyName: ending.friendlyName,
-            endReason: ConferenceEndReason.NodeStopped,
-            callSidEnding: null,
-          },
-          'conference-end',
-          ending.sequence + 1,
-          at,
-          null,
-        );
-        await this.d
-          .sendCallback(ending.accountSid, sid, cb.url, cb.method, params)
-          .catch((err) =>
-            this.d.logger.warn({ err, conferenceSid: sid }, 'conference status callback not sent'),
-          );
-      }
-    }
-    await this.d.owners.forget(sid);
   }
 
   private async ownerOfSid(sid: string): Promise<string | null> {
@@ -426,7 +378,7 @@ export class RemoteConferences {
           try {
             if ((await this.d.owners.ownerOf(room)) === owner) return;
             clearInterval(timer);
-            if (sid) await this.endOrphan(sid);
+            if (sid) await this.orphans.end(sid);
             resolve('completed');
           } catch (err) {
             this.d.logger.debug({ err, room }, 'room owner not checked');
@@ -448,50 +400,13 @@ export class RemoteConferences {
       case 'conference.command':
         return this.d.rooms.command(r.accountSid, r.sid, r.event);
       case 'conference.exit':
-        this.hosted.get(r.callSid)?.controller.abort();
+        this.hosted.exit(r.callSid);
         return 'ok';
       case 'conference.left':
         this.away.get(r.callSid)?.left();
         return 'ok';
       case 'conference.join':
-        return this.host(r.from, r.join, r.sdp);
+        return this.hosted.host(r.from, r.join, r.sdp);
     }
-  }
-
-  /** Seats a participant of node `from` here: answers its offer on a host endpoint in the room. */
-  private async host(from: string, j: RoomJoin, offer: string): Promise<unknown> {
-    const room = roomKeyOf(j);
-    if ((await this.d.owners.claim(room, this.d.self, this.d.leaseMs)) !== this.d.self)
-      return { outcome: 'moved' };
-    const hostId = `${j.callSid}:cfh`;
-    this.hosted.get(j.callSid)?.controller.abort();
-    const controller = new AbortController();
-    const answer = await this.steps.create(hostId, offer, controller.signal);
-    if (answer === null) return { outcome: 'failed' };
-    const seat = enterRoom(this.m, this.d.rooms, j, hostId, hostId);
-    if (!seat) {
-      this.d.media.release(hostId);
-      return { outcome: 'full' };
-    }
-    const hosted: Hosted = { controller, from };
-    this.hosted.set(j.callSid, hosted);
-    const watch = setInterval(() => {
-      // The call's node is gone (its claim ran out or moved): nobody hears this participant any more.
-      this.d.calls.ownerOf(j.callSid).then(
-        (o) => {
-          if (!o || !o.current || o.node !== from) controller.abort();
-        },
-        () => {},
-      );
-    }, REMOTE_WATCH_MS);
-    void stayInRoom(this.m, j, seat, hostId, hostId, controller.signal)
-      .catch(() => 'gone' as const)
-      .then(() => {
-        clearInterval(watch);
-        if (this.hosted.get(j.callSid) === hosted) this.hosted.delete(j.callSid);
-        this.d.media.release(hostId);
-        if (!controller.signal.aborted) void this.ask(from, { kind: 'conference.left', callSid: j.callSid });
-      });
-    return { outcome: 'joined', sdp: answer, conferenceSid: seat.conferenceSid };
   }
 }
