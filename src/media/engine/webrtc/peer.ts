@@ -83,6 +83,9 @@ export class WebRtcPeer implements SrtpLink {
   constructor(private readonly opts: PeerOptions) {
     this.pc = new RTCPeerConnection({
       iceLite: true,
+      // No STUN/TURN servers: ICE-lite advertises host candidates only. werift's default lists a
+      // public STUN server, whose DNS look-up per leg runs on libuv's small thread pool.
+      iceServers: [],
       codecs: { audio: codecList(opts.order, opts.codecs) },
       headerExtensions: { audio: [] },
       // Exactly one host candidate, on the bound address: werift's own interface scan is off
