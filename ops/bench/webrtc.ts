@@ -81,6 +81,8 @@ async function webrtcLeg(
       ],
     },
     headerExtensions: { audio: [] },
+    // Loopback only: no STUN server look-up per leg.
+    iceServers: [],
     iceUseIpv4: false,
     iceUseIpv6: false,
     iceAdditionalHostAddresses: [PEER_IP],
@@ -118,16 +120,30 @@ async function webrtcLeg(
   if (pc.iceGatheringState !== 'complete') {
     await new Promise<void>((r) => pc.iceGatheringStateChange.subscribe((s) => s === 'complete' && r()));
   }
-  engine.createEndpoint(id, { remoteSdp: pc.localDescription!.sdp });
-  await pc.setRemoteDescription({ type: 'answer', sdp: await ready(id) });
-  await new Promise<void>((resolve, reject) => {
+  // Watch the state before applying the answer: ICE and DTLS can complete while
+  // setRemoteDescription is still settling, and a subscription made after that misses the event.
+  const states: string[] = [];
+  const t0 = performance.now();
+  const connected = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${id}: DTLS not up in 60 s`)), 60_000);
     pc.connectionStateChange.subscribe((s) => {
-      if (s !== 'connected') return;
-      clearTimeout(timer);
-      resolve();
+      states.push(`${s}@${Math.round(performance.now() - t0)}ms`);
+      if (s === 'connected') {
+        clearTimeout(timer);
+        resolve();
+      } else if (s === 'failed') {
+        clearTimeout(timer);
+        reject(
+          new Error(
+            `${id}: connection failed (ICE ${pc.iceConnectionState}, DTLS ${leg.t?.dtlsTransport.state}; ${states.join(' ')})`,
+          ),
+        );
+      }
     });
   });
+  engine.createEndpoint(id, { remoteSdp: pc.localDescription!.sdp });
+  await pc.setRemoteDescription({ type: 'answer', sdp: await ready(id) });
+  if (pc.connectionState !== 'connected') await connected;
   return leg;
 }
 

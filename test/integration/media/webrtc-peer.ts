@@ -35,6 +35,8 @@ export class BrowserPeer {
       ],
     },
     headerExtensions: { audio: [] },
+    // Loopback only: no public STUN server to look up.
+    iceServers: [],
     iceUseIpv6: false,
     iceInterfaceAddresses: { udp4: '127.0.0.1' },
   });
@@ -98,11 +100,23 @@ export class BrowserPeer {
   connected(timeoutMs = 10_000): Promise<void> {
     if (this.pc.connectionState === 'connected') return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('WebRTC peer did not connect')), timeoutMs);
+      const seen: string[] = [];
+      const fail = (why: string): void =>
+        reject(
+          new Error(
+            `WebRTC peer ${why} (states ${seen.join(' ')}; ICE ${this.pc.iceConnectionState}, DTLS ${this.transceiver?.dtlsTransport.state})`,
+          ),
+        );
+      const timer = setTimeout(() => fail('did not connect'), timeoutMs);
       this.pc.connectionStateChange.subscribe((s) => {
-        if (s !== 'connected') return;
-        clearTimeout(timer);
-        resolve();
+        seen.push(s);
+        if (s === 'connected') {
+          clearTimeout(timer);
+          resolve();
+        } else if (s === 'failed') {
+          clearTimeout(timer);
+          fail('failed');
+        }
       });
     });
   }

@@ -3,7 +3,7 @@
  * browser runs full ICE and nominates), DTLS passive when answering, rtcp-mux and BUNDLE on one
  * socket bound to RTP_HOST. werift is imported here and nowhere else in the engine.
  */
-import { RTCPeerConnection, RTCRtpCodecParameters, type RTCRtpTransceiver, RtpPacket } from 'werift';
+import { RTCPeerConnection, RTCRtpCodecParameters, type RTCRtpTransceiver, RtpHeader } from 'werift';
 import type { Codec } from '../../port.js';
 import type { WebRtcCodecName } from '../../settings.js';
 import type { RtpPacket as Packet } from '../rtp.js';
@@ -12,6 +12,9 @@ import type { SrtpLink } from './webrtc-endpoint.js';
 
 /** How long ICE gathering (host candidates only) may take before we answer anyway. */
 const GATHER_TIMEOUT_MS = 3000;
+
+/** buildRtp's header: no CSRC list, no extension. */
+const RTP_HEADER_BYTES = 12;
 
 /** Payload types we offer; an answer to a browser's offer uses the browser's numbers. */
 const OPUS_PT = 111;
@@ -75,6 +78,8 @@ export class WebRtcPeer implements SrtpLink {
   private readonly pc: RTCPeerConnection;
   private transceiver: RTCRtpTransceiver | null = null;
   private closed = false;
+  /** Reused for every outgoing packet (see `send`). */
+  private readonly header = new RtpHeader();
   onRtp: (pkt: Packet) => void = () => {};
   onState: (state: string) => void = () => {};
   /** Our local description's port (the ICE socket). */
@@ -83,6 +88,9 @@ export class WebRtcPeer implements SrtpLink {
   constructor(private readonly opts: PeerOptions) {
     this.pc = new RTCPeerConnection({
       iceLite: true,
+      // No STUN/TURN servers: ICE-lite advertises host candidates only. werift's default lists a
+      // public STUN server, whose DNS look-up per leg runs on libuv's small thread pool.
+      iceServers: [],
       codecs: { audio: codecList(opts.order, opts.codecs) },
       headerExtensions: { audio: [] },
       // Exactly one host candidate, on the bound address: werift's own interface scan is off
@@ -174,10 +182,18 @@ export class WebRtcPeer implements SrtpLink {
   send(packet: Buffer): void {
     const dtls = this.transceiver?.dtlsTransport;
     if (!dtls || this.closed) return;
-    const rtp = RtpPacket.deSerialize(packet);
+    // The endpoint built this packet (buildRtp: fixed 12-byte header, no CSRC, no extension), so
+    // its fields are read in place into one reused header rather than parsed into a new RtpPacket
+    // per frame. werift serializes the header synchronously inside sendRtp, before any await.
+    if (packet.length < RTP_HEADER_BYTES) return;
+    const h = this.header;
+    h.marker = (packet[1]! & 0x80) !== 0;
+    h.payloadType = packet[1]! & 0x7f;
+    h.sequenceNumber = packet.readUInt16BE(2);
+    h.timestamp = packet.readUInt32BE(4);
     // The SSRC our SDP declares (a=ssrc): the far end routes bundled RTP by it.
-    rtp.header.ssrc = this.transceiver!.sender.ssrc;
-    dtls.sendRtp(rtp.payload, rtp.header).catch(() => {
+    h.ssrc = this.transceiver!.sender.ssrc;
+    dtls.sendRtp(packet.subarray(RTP_HEADER_BYTES), h).catch(() => {
       // Best effort, as RTP over UDP is.
     });
   }
