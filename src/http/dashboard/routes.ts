@@ -5,7 +5,7 @@
  * public REST API (and the Supervisor stream when the server offers it): it has no private path in.
  */
 import { readFile } from 'node:fs/promises';
-import type { NextFunction, Request, Response } from 'express';
+import { keptFiles, staticPage } from '../static-page.js';
 
 export const DASHBOARD_PATH = '/dashboard';
 
@@ -36,37 +36,6 @@ const PUBLIC_DIR = new URL('./public/', import.meta.url);
 /** Middleware for `/dashboard` and its assets; everything else passes on. */
 export function dashboardRoutes() {
   // Read once per file and kept: the files are part of the installed package and never change.
-  const cache = new Map<string, Promise<Buffer>>();
-  const load = (name: string): Promise<Buffer> => {
-    let file = cache.get(name);
-    if (!file) {
-      file = readFile(new URL(name, PUBLIC_DIR));
-      // A failed read is not remembered, so a transient error does not stick.
-      file.catch(() => cache.delete(name));
-      cache.set(name, file);
-    }
-    return file;
-  };
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const path = req.path;
-    const ours = path === DASHBOARD_PATH || path.startsWith(`${DASHBOARD_PATH}/`);
-    const name = path.slice(DASHBOARD_PATH.length + 1) || 'index.html';
-    const type = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !ours || type === undefined) {
-      next();
-      return;
-    }
-    load(name).then(
-      (body) => {
-        res.setHeader('Content-Type', type);
-        res.setHeader('Content-Length', body.length);
-        res.setHeader('Content-Security-Policy', CSP);
-        res.setHeader('X-Content-Type-Options', 'nosniff');
-        res.setHeader('Referrer-Policy', 'no-referrer');
-        res.setHeader('Cache-Control', 'no-cache');
-        res.end(req.method === 'HEAD' ? undefined : body);
-      },
-      (err: unknown) => next(err),
-    );
-  };
+  const load = keptFiles((name) => readFile(new URL(name, PUBLIC_DIR)));
+  return staticPage({ path: DASHBOARD_PATH, types: ASSETS, csp: CSP, load });
 }

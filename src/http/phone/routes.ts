@@ -8,7 +8,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import type { NextFunction, Request, Response } from 'express';
+import { keptFiles, staticPage } from '../static-page.js';
 import { bundleCommonJs } from './browser-bundle.js';
 
 export const PHONE_PATH = '/phone';
@@ -45,47 +45,17 @@ const PUBLIC_DIR = new URL('./public/', import.meta.url);
 
 /** Middleware for `/phone` and its files; everything else passes on. */
 export function phoneRoutes(settings: PhoneSettings) {
-  const cache = new Map<string, Promise<Buffer>>();
-  const build = (name: string): Promise<Buffer> =>
+  const kept = keptFiles((name) =>
     name === 'jssip.js'
       ? bundleCommonJs(createRequire(import.meta.url).resolve('jssip'), 'JsSIP').then((s) => Buffer.from(s))
-      : readFile(new URL(name, PUBLIC_DIR));
+      : readFile(new URL(name, PUBLIC_DIR)),
+  );
   const load = (name: string): Promise<Buffer> => {
-    if (name === 'config.json') {
-      const { ws, wss } = settings.ports();
-      return Promise.resolve(
-        Buffer.from(JSON.stringify({ wsPort: ws, wssPort: wss, domain: settings.domain })),
-      );
-    }
-    let file = cache.get(name);
-    if (!file) {
-      file = build(name);
-      // A failed read is not remembered, so a transient error does not stick.
-      file.catch(() => cache.delete(name));
-      cache.set(name, file);
-    }
-    return file;
-  };
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const path = req.path;
-    const ours = path === PHONE_PATH || path.startsWith(`${PHONE_PATH}/`);
-    const name = path.slice(PHONE_PATH.length + 1) || 'index.html';
-    const type = Object.hasOwn(TYPES, name) ? TYPES[name] : undefined;
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !ours || type === undefined) {
-      next();
-      return;
-    }
-    load(name).then(
-      (body) => {
-        res.setHeader('Content-Type', type);
-        res.setHeader('Content-Length', body.length);
-        res.setHeader('Content-Security-Policy', CSP);
-        res.setHeader('X-Content-Type-Options', 'nosniff');
-        res.setHeader('Referrer-Policy', 'no-referrer');
-        res.setHeader('Cache-Control', 'no-cache');
-        res.end(req.method === 'HEAD' ? undefined : body);
-      },
-      (err: unknown) => next(err),
+    if (name !== 'config.json') return kept(name);
+    const { ws, wss } = settings.ports();
+    return Promise.resolve(
+      Buffer.from(JSON.stringify({ wsPort: ws, wssPort: wss, domain: settings.domain })),
     );
   };
+  return staticPage({ path: PHONE_PATH, types: TYPES, csp: CSP, load });
 }
