@@ -5,10 +5,9 @@
  */
 import { createSocket, type Socket } from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import { authorize, readChallenge } from '../../../src/sip/digest.js';
 import type { SipEvent } from '../../../src/sip/port.js';
 import { API, startTestServer, type TestServer } from '../../support/server.js';
+import { wsClient } from '../../support/sip-ws-client.js';
 
 let ts: TestServer;
 let udp: Socket;
@@ -89,58 +88,9 @@ describe('SIP over WebSocket', () => {
     expect(c.status).toBe(201);
 
     const wsPort = ts.server.sip!.bound!.ws as number;
-    const ws = new WebSocket(`ws://127.0.0.1:${wsPort}`, 'sip');
-    const received: string[] = [];
-    ws.on('message', (d) => received.push(String(d)));
-    await new Promise((r, j) => {
-      ws.once('open', r);
-      ws.once('error', j);
-    });
+    const { ws, ok, next, answer } = await wsClient(wsPort, 'webby', 'webby-secret-1');
     expect(ws.protocol).toBe('sip');
-    const next = async (pred: (m: string) => boolean): Promise<string> => {
-      const end = Date.now() + 3000;
-      while (Date.now() < end) {
-        const i = received.findIndex(pred);
-        if (i >= 0) return received.splice(i, 1)[0] as string;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      throw new Error('no WS message');
-    };
-    const register = (cseq: number, auth?: string) =>
-      [
-        `REGISTER sip:127.0.0.1 SIP/2.0`,
-        `Via: SIP/2.0/WS df7jal23ls0d.invalid;branch=z9hG4bKws${cseq}`,
-        'From: <sip:webby@127.0.0.1>;tag=w1',
-        'To: <sip:webby@127.0.0.1>',
-        'Call-ID: ws-reg-1',
-        `CSeq: ${cseq} REGISTER`,
-        'Contact: <sip:webby@df7jal23ls0d.invalid;transport=ws>',
-        'Expires: 300',
-        'Max-Forwards: 70',
-        ...(auth ? [`Authorization: ${auth}`] : []),
-        'Content-Length: 0',
-        '',
-        '',
-      ].join('\r\n');
-    ws.send(register(1));
-    const challenge = await next((m) => m.startsWith('SIP/2.0 401'));
-    const header = /^WWW-Authenticate:\s*Digest\s+(.*)$/im.exec(challenge)?.[1] as string;
-    const params = Object.fromEntries(
-      [...header.matchAll(/(\w+)=("[^"]*"|[^,\s]+)/g)].map((m) => [m[1], m[2]]),
-    ) as Record<string, string>;
-    const ch = readChallenge({ scheme: 'Digest', ...params });
-    const auth = authorize(
-      ch!,
-      { username: 'webby', password: 'webby-secret-1' },
-      'REGISTER',
-      'sip:127.0.0.1',
-    );
-    const authText = `Digest ${Object.entries(auth!)
-      .filter(([k]) => k !== 'scheme')
-      .map(([k, v]) => `${k}=${v}`)
-      .join(', ')}`;
-    ws.send(register(2, authText));
-    expect(await next((m) => /^SIP\/2\.0 [2-6]/.test(m))).toMatch(/^SIP\/2\.0 200/);
+    expect(ok).toMatch(/^SIP\/2\.0 200/);
 
     const domain = ts.server.config.organization.defaultDomain;
     const [binding] = await ts.server.sip!.registrar.locate('webby', domain);
@@ -158,21 +108,7 @@ describe('SIP over WebSocket', () => {
     const invite = await next((m) => m.startsWith('INVITE '));
     expect(invite).toMatch(/^Via: SIP\/2\.0\/WS /im);
     // The client rejects it; exactly one terminal event comes back.
-    const via = invite.match(/^Via:.*$/gim)!.join('\r\n');
-    const pick = (name: string) => new RegExp(`^${name}:.*$`, 'im').exec(invite)?.[0] as string;
-    ws.send(
-      [
-        'SIP/2.0 486 Busy Here',
-        via,
-        pick('From'),
-        `${pick('To')};tag=wsbusy`,
-        pick('Call-ID'),
-        pick('CSeq'),
-        'Content-Length: 0',
-        '',
-        '',
-      ].join('\r\n'),
-    );
+    answer(invite, '486 Busy Here');
     const end = Date.now() + 3000;
     while (Date.now() < end && !events.some((e) => e.type === 'sip.failed'))
       await new Promise((r) => setTimeout(r, 10));
