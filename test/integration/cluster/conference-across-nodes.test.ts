@@ -19,7 +19,7 @@ import { type ServerProcess, startServerProcess } from '../../support/server-pro
 import { freePort, type SippProcess, startSipp } from '../../support/sipp.js';
 import { until, markup as xml } from '../../support/until.js';
 import { startWebhookServer, type WebhookServer } from '../../support/webhook-server.js';
-import { RtpPeer, tonePower } from '../media/helpers.js';
+import { answerWithTone, heardNext, hears, RtpPeer } from '../media/helpers.js';
 
 /** The claims' lease: A's room and calls are taken over this long after it dies. */
 const LEASE_SECONDS = '3';
@@ -46,27 +46,6 @@ afterAll(async () => {
   await hooks?.close();
   await b?.dispose();
 });
-
-/** Whether `freq` is clearly present in `pcm` (against an absent reference frequency). */
-const hears = (pcm: Int16Array, freq: number) => tonePower(pcm, freq) > 50 * tonePower(pcm, 3300);
-
-/** What `peer` heard during the next `ms`, starting a little after now. */
-async function heardNext(peer: RtpPeer, ms: number): Promise<Int16Array> {
-  const since = performance.now() + 100;
-  await new Promise((r) => setTimeout(r, 100 + ms));
-  return peer.decoded(since);
-}
-
-/** Sends `freq` back to where the service's RTP comes from (its endpoint), once it starts. */
-function answerWithTone(peer: RtpPeer, freq: number): Promise<void> {
-  return new Promise((resolve) => {
-    peer.socket.once('message', (_m, from) => {
-      peer.sendTo({ address: from.address, port: from.port });
-      peer.stream(tone(freq, 1000));
-      resolve();
-    });
-  });
-}
 
 /** `ms` of a `freq` tone as an 8 kHz 16-bit mono WAV (wait music). */
 function wavTone(freq: number, ms: number): Buffer {

@@ -2,6 +2,7 @@
  * Test support for the media engine: a real engine process on 127.0.0.1 with an ephemeral RTP
  * port range, an event log with bounded waits, and Node RTP peers on other loopback addresses.
  */
+
 import { createSocket, type Socket } from 'node:dgram';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { buildTelephoneEvent, digitToEvent } from '../../../src/media/engine/dtmf.js';
 import { decodeG711, encodeG711 } from '../../../src/media/engine/g711.js';
+import { tone } from '../../../src/media/engine/pcm.js';
 import { buildRtp, parseRtp } from '../../../src/media/engine/rtp.js';
 import { MediaEngine } from '../../../src/media/media-engine.js';
 import type { Codec, EndpointInfo, MediaEvent } from '../../../src/media/port.js';
@@ -315,4 +317,25 @@ export function rmsOf(pcm: Int16Array): number {
   let s = 0;
   for (let i = 0; i < pcm.length; i++) s += pcm[i]! * pcm[i]!;
   return pcm.length === 0 ? 0 : Math.sqrt(s / pcm.length);
+}
+
+/** Whether `freq` is clearly present in `pcm` (against an absent reference frequency). */
+export const hears = (pcm: Int16Array, freq: number) => tonePower(pcm, freq) > 50 * tonePower(pcm, 3300);
+
+/** What `peer` heard during the next `ms`, starting a little after now. */
+export async function heardNext(peer: RtpPeer, ms: number): Promise<Int16Array> {
+  const since = performance.now() + 100;
+  await new Promise((r) => setTimeout(r, 100 + ms));
+  return peer.decoded(since);
+}
+
+/** Sends `freq` back to where the service's RTP comes from (its endpoint), once it starts. */
+export function answerWithTone(peer: RtpPeer, freq: number): Promise<void> {
+  return new Promise((resolve) => {
+    peer.socket.once('message', (_m, from) => {
+      peer.sendTo({ address: from.address, port: from.port });
+      peer.stream(tone(freq, 1000));
+      resolve();
+    });
+  });
 }
