@@ -13,17 +13,15 @@
  * endpoints with p99 lateness < 5 ms and 0 loss.
  */
 import { createSocket, type Socket } from 'node:dgram';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { newSid, SidPrefix } from '../../src/ids.js';
 import { encodeG711 } from '../../src/media/engine/g711.js';
 import { tone } from '../../src/media/engine/pcm.js';
 import { buildRtp, parseRtp, SequenceTracker } from '../../src/media/engine/rtp.js';
-import { MediaEngine } from '../../src/media/media-engine.js';
 import type { MediaEvent } from '../../src/media/port.js';
-import { LocalRecordingStorage } from '../../src/recordings/storage.js';
+import { startBenchEngine } from '../lib/bench-engine.js';
 
 // N = 0 first: the idle engine's lateness is the floor this box imposes right now (other processes
 // share the two cores); report the other rows against it.
@@ -124,24 +122,7 @@ async function cpuPressure(): Promise<string> {
   return text.match(/some avg10=([\d.]+)/)?.[1] ?? 'n/a';
 }
 
-const root = await mkdtemp(join(tmpdir(), 'bench-media-'));
-const engine = new MediaEngine({
-  media: {
-    rtpHost: '127.0.0.1',
-    rtpPortMin: 40000,
-    rtpPortMax: 41999,
-    cacheDir: join(root, 'cache'),
-    cacheMaxBytes: 64 * 1024 * 1024,
-    maxDownloadBytes: 10 * 1024 * 1024,
-  },
-  storage: new LocalRecordingStorage(join(root, 'recordings')),
-  logger: pino({ level: 'warn' }),
-  engineLogLevel: 'warn',
-  // e.g. BENCH_ENGINE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the engine.
-  // BENCH_PRIORITY=-10 runs the engine above the load generator and other processes.
-  priority: process.env.BENCH_PRIORITY === undefined ? undefined : Number(process.env.BENCH_PRIORITY),
-  engineExecArgv: (process.env.BENCH_ENGINE_ARGS ?? '').split(' ').filter(Boolean),
-});
+const { engine, root, dispose } = await startBenchEngine('media', { min: 40000, max: 41999 });
 const events: MediaEvent[] = [];
 const waiters = new Set<() => void>();
 engine.subscribe((e) => {
@@ -263,5 +244,4 @@ for (const r of rows) {
     `| ${r.endpoints} | ${r.cpuPercent} | ${r.cpuPerEndpoint} % | ${r.lateP50Ms} / ${r.lateP99Ms} / ${r.lateMaxMs} | ${r.tickWorkP50Ms} / ${r.tickWorkP99Ms} | ${r.skippedTicks} | ${r.lossInPercent} % / ${r.lossOutPercent} % | ${r.ppsOutPerEndpoint} | ${r.rssMB} MB | ${r.cpuPressure} % |\n`,
   );
 }
-await engine.close();
-await rm(root, { recursive: true, force: true });
+await dispose();

@@ -11,10 +11,9 @@
  * the real forked process. Goal: WebRTC ≤ 4× the plain per-leg CPU and p99 lateness < 5 ms at 100.
  */
 import { createSocket, type Socket } from 'node:dgram';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { RTCPeerConnection, RTCRtpCodecParameters, type RTCRtpTransceiver, RtpHeader } from 'werift';
 import { newSid, SidPrefix } from '../../src/ids.js';
 import { encodeG711 } from '../../src/media/engine/g711.js';
@@ -22,9 +21,9 @@ import { tone } from '../../src/media/engine/pcm.js';
 import { buildRtp } from '../../src/media/engine/rtp.js';
 import { pcmToBytes, wavHeader } from '../../src/media/engine/wav.js';
 import { OpusCodec } from '../../src/media/engine/webrtc/opus.js';
-import { MediaEngine } from '../../src/media/media-engine.js';
+import type { MediaEngine } from '../../src/media/media-engine.js';
 import type { MediaEvent } from '../../src/media/port.js';
-import { LocalRecordingStorage } from '../../src/recordings/storage.js';
+import { startBenchEngine } from '../lib/bench-engine.js';
 
 const steps = (process.env.BENCH_STEPS ?? '50,100').split(',').map(Number);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -183,22 +182,7 @@ async function plainLeg(
   return leg;
 }
 
-const root = await mkdtemp(join(tmpdir(), 'bench-webrtc-'));
-const engine = new MediaEngine({
-  media: {
-    rtpHost: '127.0.0.1',
-    rtpPortMin: 42000,
-    rtpPortMax: 43999,
-    cacheDir: join(root, 'cache'),
-    cacheMaxBytes: 64 * 1024 * 1024,
-    maxDownloadBytes: 10 * 1024 * 1024,
-  },
-  storage: new LocalRecordingStorage(join(root, 'recordings')),
-  logger: pino({ level: 'warn' }),
-  engineLogLevel: 'warn',
-  // e.g. BENCH_ENGINE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the engine.
-  engineExecArgv: (process.env.BENCH_ENGINE_ARGS ?? '').split(' ').filter(Boolean),
-});
+const { engine, root, dispose } = await startBenchEngine('webrtc', { min: 42000, max: 43999 });
 const events: MediaEvent[] = [];
 const sdps = new Map<string, (sdp: string) => void>();
 engine.subscribe((e) => {
@@ -356,6 +340,5 @@ for (const r of rows) {
 }
 if (failures.length > 0)
   process.stdout.write(`\n| legs | kind | not measured |\n| --- | --- | --- |\n${failures.join('\n')}\n`);
-await engine.close();
-await rm(root, { recursive: true, force: true });
+await dispose();
 process.exit(0);
