@@ -38,7 +38,7 @@ import type {
   LiveConference,
   ParticipantView,
 } from '../interpreter/verbs/conference-rooms.js';
-import { aborted } from '../interpreter/verbs/support.js';
+import { timerSleep } from '../interpreter/verbs/support.js';
 import type { ConferenceEmitted, ConferenceEvent } from './conference.types.js';
 import type { SendConferenceCallback } from './conference-observers.js';
 import { HostedParticipants } from './hosted-participants.js';
@@ -47,21 +47,6 @@ import { type ConferenceRequest, isConferenceRequest, MediaSteps } from './remot
 
 /** How often a node checks that the other side of a cross-node participant is still there. */
 export const REMOTE_WATCH_MS = 1000;
-/** Waits `ms`; rejects when `signal` aborts (the verb was stopped). */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(aborted(signal));
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** How many times a join follows a room that moved (its owner changed meanwhile). */
 const JOIN_ATTEMPTS = 3;
@@ -209,7 +194,7 @@ export class RemoteConferences {
       }
       const out = await this.joinOn(owner, j, endpointId, signal);
       if (out === 'moved') moves++;
-      else if (out === 'unreachable') await sleep(REMOTE_WATCH_MS, signal);
+      else if (out === 'unreachable') await timerSleep(REMOTE_WATCH_MS, signal);
       else return out;
     }
     return 'failed';
