@@ -4,10 +4,25 @@
  * engine that goes away first, resolves as unknown (null): the askers are metrics scrapes and REST
  * reads, which must not hang on a busy or dead engine.
  */
-import type { EngineMessage } from './ipc.js';
+import type { EngineLoadReport, EngineMessage } from './ipc.js';
 
 /** The engine's replies to queries. */
 export type EngineReply = Extract<EngineMessage, { kind: 'stats' | 'load' }>;
+
+/** The load reported while no engine answers: nothing measured, so zeros. */
+export const NO_LOAD: EngineLoadReport = Object.freeze({
+  endpoints: 0,
+  tickLateP50Ms: 0,
+  tickLateP99Ms: 0,
+  tickLateMaxMs: 0,
+  tickWorkP50Ms: 0,
+  tickWorkP99Ms: 0,
+  tickWorkMaxMs: 0,
+  cpuPercent: 0,
+  rssBytes: 0,
+  ticks: 0,
+  skippedTicks: 0,
+});
 
 /** Queries waiting for the engine's reply (see the file header). */
 export class EngineQueries {

@@ -15,7 +15,7 @@ import type { RecordingStorage } from '../recordings/storage.js';
 import { CommandOutbox } from './command-outbox.js';
 import { EngineLedger } from './engine-ledger.js';
 import { forkEngine } from './engine-process.js';
-import { EngineQueries, type EngineReply } from './engine-queries.js';
+import { EngineQueries, type EngineReply, NO_LOAD } from './engine-queries.js';
 import {
   type EngineCommand,
   type EngineLoadReport,
@@ -360,20 +360,7 @@ export class MediaEngine implements MediaPort {
    */
   async load(): Promise<EngineLoad & Omit<EngineLoadReport, keyof EngineLoad>> {
     const r = await this.query<Extract<EngineMessage, { kind: 'load' }>>((reqId) => ({ op: 'load', reqId }));
-    const l: EngineLoadReport = r?.load ?? {
-      endpoints: 0,
-      tickLateP50Ms: 0,
-      tickLateP99Ms: 0,
-      tickLateMaxMs: 0,
-      tickWorkP50Ms: 0,
-      tickWorkP99Ms: 0,
-      tickWorkMaxMs: 0,
-      cpuPercent: 0,
-      rssBytes: 0,
-      ticks: 0,
-      skippedTicks: 0,
-    };
-    return { ...l, restarts: this.restarts };
+    return { ...(r?.load ?? NO_LOAD), restarts: this.restarts };
   }
 
   /** Releases every endpoint (their terminal events are delivered), stores recordings, stops the process. */
