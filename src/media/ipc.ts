@@ -106,3 +106,14 @@ export type EngineMessage =
     }
   | { readonly kind: 'stats'; readonly reqId: number; readonly stats: EndpointStats | null }
   | { readonly kind: 'load'; readonly reqId: number; readonly load: EngineLoadReport };
+
+/** The endpoint an engine message concerns, read defensively (the message may be malformed). */
+export function endpointOfMessage(raw: unknown): string | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const m = raw as {
+    endpointId?: unknown;
+    event?: { endpointId?: unknown; endpoint?: { endpointId?: unknown } };
+  };
+  const id = m.endpointId ?? m.event?.endpointId ?? m.event?.endpoint?.endpointId;
+  return typeof id === 'string' ? id : null;
+}

@@ -1,21 +1,28 @@
 /**
  * `MediaEngine`: the main-process implementation of the media port. It forks the engine process
- * (engine/entry.ts, its own event loop and 20 ms clock), forwards commands over IPC, turns the
- * engine's messages into `MediaEvent`s, stores finished recordings through the recording-storage
- * port, and supervises the process: when it dies, every operation in flight gets its terminal
- * event, every endpoint it held gets `media.endpointLost`, and a new engine is started (backoff
- * doubling from `restartMinMs` to `restartMaxMs`). Commands issued while the engine restarts are
- * queued and sent when it is ready. Commands issued in one turn of the event loop travel as one IPC
- * message (see `EngineBatch`): each message costs a write and a wake-up of the other process, which
- * outweigh the work of most commands.
+ * (engine-process.ts; engine/entry.ts runs its own event loop and 20 ms clock), forwards commands
+ * over IPC in one batch per turn of the event loop (command-outbox.ts), turns the engine's messages
+ * into `MediaEvent`s, stores finished recordings through the recording-storage port
+ * (recording-uploads.ts), and supervises the process: when it dies, every operation in flight gets
+ * its terminal event, every endpoint it held gets `media.endpointLost` (engine-ledger.ts), and a
+ * new engine is started (backoff doubling from `restartMinMs` to `restartMaxMs`). Commands issued
+ * while the engine restarts are held and sent when it is ready.
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
-import { setPriority } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { RecordingStorage } from '../recordings/storage.js';
-import type { EngineBatch, EngineCommand, EngineLoadReport, EngineMessage, EngineSettings } from './ipc.js';
+import { CommandOutbox } from './command-outbox.js';
+import { EngineLedger } from './engine-ledger.js';
+import { forkEngine } from './engine-process.js';
+import { EngineQueries, type EngineReply, NO_LOAD } from './engine-queries.js';
+import {
+  type EngineCommand,
+  type EngineLoadReport,
+  type EngineMessage,
+  type EngineSettings,
+  endpointOfMessage,
+} from './ipc.js';
 import type {
   Codec,
   CollectOptions,
@@ -28,6 +35,7 @@ import type {
   PlaySource,
   RecordOptions,
 } from './port.js';
+import { type RecordedMessage, RecordingUploads } from './recording-uploads.js';
 import type { MediaSettings, PlayUrlPolicy } from './settings.js';
 
 /**
@@ -57,29 +65,8 @@ export interface MediaEngineOptions extends Partial<PlayUrlPolicy> {
   readonly queryTimeoutMs?: number;
 }
 
-type PendingKind = 'play' | 'collect' | 'record';
-interface PendingOp {
-  readonly kind: PendingKind;
-  readonly endpointId: string;
-  readonly recordingSid?: string;
-  /** The engine finished the recording; the main process is storing it. */
-  storing?: boolean;
-}
-
-/** The endpoint an engine message concerns, read defensively (the message may be malformed). */
-function endpointOfMessage(raw: unknown): string | null {
-  if (typeof raw !== 'object' || raw === null) return null;
-  const m = raw as {
-    endpointId?: unknown;
-    event?: { endpointId?: unknown; endpoint?: { endpointId?: unknown } };
-  };
-  const id = m.endpointId ?? m.event?.endpointId ?? m.event?.endpoint?.endpointId;
-  return typeof id === 'string' ? id : null;
-}
-
-/** The engine's entry beside this module: `.js` in the build (`npm run build`), `.ts` under tsx. */
-const COMPILED = import.meta.url.endsWith('.js');
-const ENTRY = new URL(COMPILED ? './engine/entry.js' : './engine/entry.ts', import.meta.url);
+/** Why commands and operations end once the port is closed. */
+const CLOSED = 'media engine closed';
 
 /** The media port over a supervised engine process (see the file header). */
 export class MediaEngine implements MediaPort {
@@ -87,19 +74,14 @@ export class MediaEngine implements MediaPort {
   private ready = false;
   private closing = false;
   private closed = false;
-  private queue: EngineCommand[] = [];
-  /** Commands for the running engine, sent together at the end of this turn of the event loop. */
-  private outbox: EngineCommand[] = [];
-  private flushing: NodeJS.Immediate | null = null;
+  private readonly outbox = new CommandOutbox({
+    canSend: () => this.canSend(),
+    send: (message) => this.child!.send(message),
+  });
   private readonly listeners = new Set<(e: MediaEvent) => void>();
-  /** Endpoints the engine holds (or is creating), for `media.endpointLost` on a crash. */
-  private readonly endpoints = new Map<string, 'creating' | 'ready'>();
-  private readonly ops = new Map<string, PendingOp>();
-  private readonly queries = new Map<number, (msg: EngineMessage) => void>();
-  private readonly storing = new Set<Promise<void>>();
-  /** Endpoints given up after a message about them could not be handled: later engine events are dropped. */
-  private readonly abandoned = new Set<string>();
-  private reqId = 0;
+  private readonly ledger = new EngineLedger((e) => this.dispatch(e));
+  private readonly queries: EngineQueries;
+  private readonly uploads: RecordingUploads;
   private restarts = 0;
   private backoffMs: number;
   private restartTimer: NodeJS.Timeout | null = null;
@@ -108,6 +90,8 @@ export class MediaEngine implements MediaPort {
 
   constructor(private readonly o: MediaEngineOptions) {
     this.backoffMs = o.restartMinMs ?? 100;
+    this.uploads = new RecordingUploads(o.storage, o.logger);
+    this.queries = new EngineQueries(o.queryTimeoutMs ?? 2000);
   }
 
   /** The engine's process id (for tests and ops), or null while it is down. */
@@ -122,7 +106,7 @@ export class MediaEngine implements MediaPort {
 
   /** Endpoints held or being created (metrics). */
   get endpointCount(): number {
-    return this.endpoints.size;
+    return this.ledger.endpointCount;
   }
 
   /** How many times the engine was restarted after dying. */
@@ -150,43 +134,37 @@ export class MediaEngine implements MediaPort {
       urlTimeoutMs: this.o.urlTimeoutMs,
       logLevel: this.o.engineLogLevel ?? this.o.logger.level,
     };
-    const child = fork(ENTRY, [], {
-      execArgv: [...(COMPILED ? [] : ['--import', 'tsx']), ...(this.o.engineExecArgv ?? [])],
-      serialization: 'advanced',
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    this.child = child;
     this.ready = false;
     let resolveExit!: () => void;
     this.exited = new Promise((r) => {
       resolveExit = r;
     });
-    child.on('message', (m) => {
-      if (!Array.isArray(m)) this.onMessageGuarded(m);
-      else for (const one of m) this.onMessageGuarded(one);
+    const child = forkEngine({
+      settings,
+      logger: this.o.logger,
+      priority: this.o.priority,
+      execArgv: this.o.engineExecArgv,
+      onMessage: (m) => {
+        if (!Array.isArray(m)) this.onMessageGuarded(m);
+        else for (const one of m) this.onMessageGuarded(one);
+      },
+      onExit: (code, signal) => {
+        resolveExit();
+        if (this.child === child) this.onExit(code, signal);
+      },
     });
-    child.on('error', (err) => this.o.logger.error({ err }, 'media engine process error'));
-    child.on('exit', (code, signal) => {
-      resolveExit();
-      if (this.child === child) this.onExit(code, signal);
-    });
-    if (this.o.priority !== undefined && child.pid !== undefined) {
-      try {
-        setPriority(child.pid, this.o.priority);
-      } catch (err) {
-        this.o.logger.warn({ err, priority: this.o.priority }, 'cannot set the media engine priority');
-      }
-    }
-    child.send({ op: 'init', settings } satisfies EngineCommand);
+    this.child = child;
   }
 
   private onExit(code: number | null, signal: string | null): void {
     this.child = null;
     this.ready = false;
-    for (const q of this.queries.values()) q({ kind: 'closed' });
-    this.queries.clear();
+    this.queries.abandonAll();
     if (this.closing) return;
-    this.o.logger.error({ code, signal, endpoints: this.endpoints.size }, 'media engine died; restarting');
+    this.o.logger.error(
+      { code, signal, endpoints: this.ledger.endpointCount },
+      'media engine died; restarting',
+    );
     this.failInFlight('engine crashed');
     this.restarts++;
     const delay = this.backoffMs;
@@ -197,43 +175,12 @@ export class MediaEngine implements MediaPort {
     }, delay);
   }
 
-  /**
-   * Ends the operations in flight that `which` selects with their terminal event (a recording being
-   * stored finishes on its own and is left alone).
-   */
-  private endOperations(which: (op: PendingOp) => boolean, reason: string): void {
-    for (const [opId, op] of this.ops) {
-      if (op.storing || !which(op)) continue;
-      this.ops.delete(opId);
-      const endpointId = op.endpointId;
-      if (op.kind === 'play') {
-        this.dispatch({ type: 'media.playFailed', endpointId, opId, reason: 'engine-down', message: reason });
-      } else if (op.kind === 'collect') {
-        this.dispatch({ type: 'media.collectDone', endpointId, opId, digits: '', reason: 'lost' });
-      } else {
-        this.dispatch({
-          type: 'media.recordFailed',
-          endpointId,
-          opId,
-          recordingSid: op.recordingSid ?? '',
-          message: reason,
-        });
-      }
-    }
-  }
-
   /** Every operation in flight ends, then every endpoint is reported lost. */
   private failInFlight(reason: string): void {
     // Commands queued for the engine that just died are answered here, so that none of them
     // reaches the next engine and produces a second terminal event.
-    this.flush();
-    const queued = this.queue;
-    this.queue = [];
-    for (const cmd of queued) this.refuse(cmd, reason);
-    this.endOperations(() => true, reason);
-    const lost = [...this.endpoints.keys()];
-    this.endpoints.clear();
-    for (const endpointId of lost) this.dispatch({ type: 'media.endpointLost', endpointId, reason });
+    for (const cmd of this.outbox.takeHeld()) this.ledger.refuse(cmd, reason);
+    this.ledger.loseAll(reason);
   }
 
   /**
@@ -256,19 +203,9 @@ export class MediaEngine implements MediaPort {
 
   /** Terminal events for one endpoint and its operations; the engine is told to release it. */
   private abandonEndpoint(endpointId: string, reason: string): void {
-    if (this.abandoned.has(endpointId)) return;
-    this.endOperations((op) => op.endpointId === endpointId, reason);
-    const state = this.endpoints.get(endpointId);
-    this.endpoints.delete(endpointId);
-    if (state === undefined) return;
-    this.abandoned.add(endpointId);
-    if (state === 'creating') {
-      this.dispatch({ type: 'media.endpointFailed', endpointId, reason: 'engine-down', message: reason });
-    } else {
-      this.dispatch({ type: 'media.endpointLost', endpointId, reason });
-    }
+    if (!this.ledger.abandon(endpointId, reason)) return;
     // After whatever is still on its way for it, so the release is the engine's last word on it.
-    if (this.ready && this.child?.connected) this.post({ op: 'release', endpointId });
+    if (this.canSend()) this.outbox.post({ op: 'release', endpointId });
   }
 
   private onMessage(msg: EngineMessage): void {
@@ -276,9 +213,7 @@ export class MediaEngine implements MediaPort {
       case 'ready': {
         this.ready = true;
         this.backoffMs = this.o.restartMinMs ?? 100;
-        const queued = this.queue;
-        this.queue = [];
-        for (const cmd of queued) this.post(cmd);
+        this.outbox.postHeld();
         const waiters = this.readyWaiters;
         this.readyWaiters = [];
         for (const w of waiters) w();
@@ -293,80 +228,22 @@ export class MediaEngine implements MediaPort {
         this.onRecorded(msg);
         return;
       case 'stats':
-      case 'load': {
-        const q = this.queries.get(msg.reqId);
-        this.queries.delete(msg.reqId);
-        q?.(msg);
+      case 'load':
+        this.queries.answer(msg);
         return;
-      }
     }
   }
 
   private onEvent(e: MediaEvent): void {
-    const id = e.type === 'media.endpointReady' ? e.endpoint.endpointId : e.endpointId;
-    if (this.abandoned.has(id)) {
-      // Already reported lost: the engine's own later events for it would be a second ending.
-      if (e.type === 'media.released') this.abandoned.delete(id);
-      return;
-    }
-    switch (e.type) {
-      case 'media.endpointReady':
-        this.endpoints.set(e.endpoint.endpointId, 'ready');
-        break;
-      case 'media.endpointFailed':
-        // A failed create leaves nothing behind; a failed re-negotiation keeps the endpoint.
-        if (this.endpoints.get(e.endpointId) === 'creating') this.endpoints.delete(e.endpointId);
-        break;
-      case 'media.released':
-        this.endpoints.delete(e.endpointId);
-        break;
-      case 'media.playDone':
-      case 'media.playFailed':
-      case 'media.collectDone':
-      case 'media.recordFailed':
-        this.ops.delete(e.opId);
-        break;
-      default:
-        break;
-    }
-    this.dispatch(e);
+    if (this.ledger.accept(e)) this.dispatch(e);
   }
 
-  private onRecorded(msg: Extract<EngineMessage, { kind: 'recorded' }>): void {
-    const op = this.ops.get(msg.opId);
-    if (op) op.storing = true;
-    const p = (async () => {
-      try {
-        const wav = await readFile(msg.path);
-        await this.o.storage.put(msg.recordingSid, wav);
-        this.ops.delete(msg.opId);
-        this.dispatch({
-          type: 'media.recordDone',
-          endpointId: msg.endpointId,
-          opId: msg.opId,
-          recordingSid: msg.recordingSid,
-          durationSeconds: msg.durationSeconds,
-          digits: msg.digits,
-          reason: msg.reason,
-        });
-      } catch (err) {
-        this.ops.delete(msg.opId);
-        this.o.logger.error({ err, recordingSid: msg.recordingSid }, 'recording could not be stored');
-        this.dispatch({
-          type: 'media.recordFailed',
-          endpointId: msg.endpointId,
-          opId: msg.opId,
-          recordingSid: msg.recordingSid,
-          message: `recording could not be stored: ${(err as Error).message}`,
-        });
-      } finally {
-        await rm(msg.path, { force: true }).catch((err: unknown) =>
-          this.o.logger.warn({ err, path: msg.path }, 'recording spool file not removed'),
-        );
-      }
-    })();
-    this.storing.add(p);
-    void p.finally(() => this.storing.delete(p));
+  private onRecorded(msg: RecordedMessage): void {
+    this.ledger.opStoring(msg.opId);
+    this.uploads.store(msg, (e) => {
+      this.ledger.opEnded(e.opId);
+      this.dispatch(e);
+    });
   }
 
   private dispatch(e: MediaEvent): void {
@@ -379,87 +256,18 @@ export class MediaEngine implements MediaPort {
     }
   }
 
-  /** Sends now when ready, else queues for the (re)started engine; after close, answers locally. */
+  /** Whether the engine is up and its channel open. */
+  private canSend(): boolean {
+    return this.ready && this.child?.connected === true;
+  }
+
+  /** Sends when ready, else holds for the (re)started engine; after close, answers locally. */
   private command(cmd: EngineCommand): void {
     if (this.closed || this.closing) {
-      this.refuse(cmd);
+      this.ledger.refuse(cmd, CLOSED);
       return;
     }
-    if (this.ready && this.child?.connected) this.post(cmd);
-    else this.queue.push(cmd);
-  }
-
-  /** Adds a command to this turn's batch for the running engine. */
-  private post(cmd: EngineCommand): void {
-    this.outbox.push(cmd);
-    this.flushing ??= setImmediate(() => this.flush());
-  }
-
-  /**
-   * Sends this turn's batch. An engine that went away meanwhile never gets it: the commands are
-   * queued as if issued after it left (answered locally if it died, sent to the next one if not).
-   */
-  private flush(): void {
-    if (this.flushing) clearImmediate(this.flushing);
-    this.flushing = null;
-    const batch = this.outbox;
-    if (!batch.length) return;
-    this.outbox = [];
-    if (this.ready && this.child?.connected) {
-      this.child.send(batch.length === 1 ? batch[0]! : (batch satisfies EngineBatch));
-    } else this.queue.push(...batch);
-  }
-
-  /** Terminal events for commands issued after close (the contract: commands never throw). */
-  private refuse(cmd: EngineCommand, message = 'media engine closed'): void {
-    switch (cmd.op) {
-      case 'create':
-      case 'applySdp':
-        if (cmd.op === 'create') this.endpoints.delete(cmd.endpointId);
-        this.dispatch({
-          type: 'media.endpointFailed',
-          endpointId: cmd.endpointId,
-          reason: 'engine-down',
-          message,
-        });
-        return;
-      case 'play':
-        this.ops.delete(cmd.opId);
-        this.dispatch({
-          type: 'media.playFailed',
-          endpointId: cmd.endpointId,
-          opId: cmd.opId,
-          reason: 'engine-down',
-          message,
-        });
-        return;
-      case 'collect':
-        this.ops.delete(cmd.opId);
-        this.dispatch({
-          type: 'media.collectDone',
-          endpointId: cmd.endpointId,
-          opId: cmd.opId,
-          digits: '',
-          reason: 'lost',
-        });
-        return;
-      case 'record':
-        this.ops.delete(cmd.opId);
-        this.dispatch({
-          type: 'media.recordFailed',
-          endpointId: cmd.endpointId,
-          opId: cmd.opId,
-          recordingSid: cmd.opts.recordingSid,
-          message,
-        });
-        return;
-      case 'release':
-        this.endpoints.delete(cmd.endpointId);
-        this.dispatch({ type: 'media.released', endpointId: cmd.endpointId });
-        return;
-      default:
-        return;
-    }
+    this.outbox.submit(cmd);
   }
 
   // ---------------------------------------------------------------- MediaPort
@@ -468,7 +276,7 @@ export class MediaEngine implements MediaPort {
     endpointId: string,
     opts?: { readonly remoteSdp?: string; readonly codecs?: readonly Codec[]; readonly webrtc?: boolean },
   ) {
-    if (!this.closing && !this.endpoints.has(endpointId)) this.endpoints.set(endpointId, 'creating');
+    if (!this.closing) this.ledger.endpointCreating(endpointId);
     this.command({
       op: 'create',
       endpointId,
@@ -483,17 +291,17 @@ export class MediaEngine implements MediaPort {
   }
 
   play(endpointId: string, opId: string, source: PlaySource, opts: PlayOptions = {}): void {
-    this.ops.set(opId, { kind: 'play', endpointId });
+    this.ledger.opStarted(opId, { kind: 'play', endpointId });
     this.command({ op: 'play', endpointId, opId, source, opts });
   }
 
   collect(endpointId: string, opId: string, opts: CollectOptions): void {
-    this.ops.set(opId, { kind: 'collect', endpointId });
+    this.ledger.opStarted(opId, { kind: 'collect', endpointId });
     this.command({ op: 'collect', endpointId, opId, opts });
   }
 
   record(endpointId: string, opId: string, opts: RecordOptions): void {
-    this.ops.set(opId, { kind: 'record', endpointId, recordingSid: opts.recordingSid });
+    this.ledger.opStarted(opId, { kind: 'record', endpointId, recordingSid: opts.recordingSid });
     this.command({ op: 'record', endpointId, opId, opts });
   }
 
@@ -532,20 +340,9 @@ export class MediaEngine implements MediaPort {
     };
   }
 
-  private query<T extends EngineMessage>(build: (reqId: number) => EngineCommand): Promise<T | null> {
-    if (!this.ready || !this.child?.connected) return Promise.resolve(null);
-    const reqId = ++this.reqId;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.queries.delete(reqId);
-        resolve(null);
-      }, this.o.queryTimeoutMs ?? 2000);
-      this.queries.set(reqId, (msg) => {
-        clearTimeout(timer);
-        resolve(msg.kind === 'closed' ? null : (msg as T));
-      });
-      this.child!.send(build(reqId));
-    });
+  private query<T extends EngineReply>(build: (reqId: number) => EngineCommand): Promise<T | null> {
+    if (!this.canSend()) return Promise.resolve(null);
+    return this.queries.ask<T>((reqId) => this.child!.send(build(reqId)));
   }
 
   async stats(endpointId: string): Promise<EndpointStats | null> {
@@ -563,35 +360,21 @@ export class MediaEngine implements MediaPort {
    */
   async load(): Promise<EngineLoad & Omit<EngineLoadReport, keyof EngineLoad>> {
     const r = await this.query<Extract<EngineMessage, { kind: 'load' }>>((reqId) => ({ op: 'load', reqId }));
-    const l: EngineLoadReport = r?.load ?? {
-      endpoints: 0,
-      tickLateP50Ms: 0,
-      tickLateP99Ms: 0,
-      tickLateMaxMs: 0,
-      tickWorkP50Ms: 0,
-      tickWorkP99Ms: 0,
-      tickWorkMaxMs: 0,
-      cpuPercent: 0,
-      rssBytes: 0,
-      ticks: 0,
-      skippedTicks: 0,
-    };
-    return { ...l, restarts: this.restarts };
+    return { ...(r?.load ?? NO_LOAD), restarts: this.restarts };
   }
 
   /** Releases every endpoint (their terminal events are delivered), stores recordings, stops the process. */
   async close(): Promise<void> {
     if (this.closing) {
       await this.exited;
-      await Promise.allSettled([...this.storing]);
+      await this.uploads.settled();
       return;
     }
     this.closing = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
-    // This turn's commands reach the engine before its shutdown.
-    this.flush();
-    for (const cmd of this.queue) this.refuse(cmd);
-    this.queue = [];
+    // This turn's commands reach the engine before its shutdown; those held for an engine that is
+    // not up are answered here.
+    for (const cmd of this.outbox.takeHeld()) this.ledger.refuse(cmd, CLOSED);
     const child = this.child;
     if (child?.connected && this.ready) {
       child.send({ op: 'shutdown' } satisfies EngineCommand);
@@ -602,9 +385,9 @@ export class MediaEngine implements MediaPort {
       child.kill('SIGKILL');
       await this.exited;
     }
-    await Promise.allSettled([...this.storing]);
+    await this.uploads.settled();
     // Whatever the engine could not finish (killed) still gets its terminal event.
-    this.failInFlight('media engine closed');
+    this.failInFlight(CLOSED);
     this.closed = true;
     const waiters = this.readyWaiters;
     this.readyWaiters = [];

@@ -1,7 +1,7 @@
 /**
  * Which network addresses the platform may contact on a tenant's behalf: one classification shared
  * by every outgoing path a tenant controls (webhooks and Play URLs, src/webhooks/url-policy.ts;
- * SIP destinations, src/sip/stack.ts).
+ * SIP destinations, src/sip/next-hop.ts).
  *
  * Always refused: link-local (169.254.0.0/16, fe80::/10) which holds the cloud metadata services,
  * other metadata addresses (fd00:ec2::254, 100.100.100.200), "this host" (0.0.0.0/8, ::), multicast and

@@ -1,20 +1,18 @@
 /**
  * The SIP stack: our transports + the `sip` package's transaction layer. Raw messages are checked
  * (validate.ts) before parsing; requests get their server transaction, then generic checks
- * (Max-Forwards → 483, Request-URI scheme → 416, Require → 420), then the one request handler.
- * Outgoing requests pick their next hop from the Route set or the Request-URI (RFC 3261 §8.1.2),
- * resolve it (RFC 3263 via the package), and fall through addresses on 503 or transport errors.
+ * (request-checks.ts: Max-Forwards → 483, Request-URI scheme → 416, Require → 420), then the one
+ * request handler. Outgoing requests pick their next hop from the Route set or the Request-URI
+ * (next-hop.ts, RFC 3261 §8.1.2), resolve it (RFC 3263 via the package), and fall through
+ * addresses on 503 or transport errors.
  *
  * Guarantees: nothing a socket delivers throws out of here; every outgoing request's callback gets
  * exactly one final response (a local 408/503 when the network gives none).
  */
 
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import type { StackMessage, TransactionLayer } from 'sip';
 import * as stack from 'sip';
-import { blockedHostReason, blockedReason } from '../security/address-policy.js';
 import {
   cloneMessage,
   isRequest,
@@ -23,12 +21,10 @@ import {
   ReasonPhrase,
   type SipRequest,
   type SipResponse,
-  sipUriOf,
-  stackUriOf,
-  wireUri,
 } from './message.js';
+import { type FlowRouter, NextHops, type SendOptions } from './next-hop.js';
 import { RecentReplies } from './recent-replies.js';
-import { type SipUri, uriScheme } from './sip-uri.js';
+import { rejectionOf } from './request-checks.js';
 import {
   type Flow,
   type SipConnection,
@@ -51,21 +47,6 @@ export interface StackOptions extends TransportOptions {
 /** Local final status for a request whose next hop the target policy refuses. */
 export const FORBIDDEN_DESTINATION = { status: 403, reason: 'Forbidden Destination' } as const;
 
-export interface SendOptions {
-  /** Send over this flow (a registered client's connection) instead of resolving the next hop. */
-  readonly flow?: Flow;
-  /**
-   * The destination was named by a tenant (Dial, a proxy, a gateway, a client's registered Contact):
-   * private ranges are refused too when SIP_BLOCK_PRIVATE is on. Other sends (in-dialog requests to
-   * a peer's Contact) are held to the always-refused ranges only.
-   */
-  readonly tenantTarget?: boolean;
-}
-
-/** Option tags we support in Require (none beyond the base spec yet). */
-const SUPPORTED_EXTENSIONS = new Set<string>([]);
-const SUPPORTED_SCHEMES = new Set(['sip', 'sips', 'tel']);
-/**
 /**
  * Requests answered without a server transaction, as Kamailio's registrar answers (sl): only the
  * final answer's bytes are kept a few seconds for retransmissions (RecentReplies), not a
@@ -73,11 +54,6 @@ const SUPPORTED_SCHEMES = new Set(['sip', 'sips', 'tel']);
  * those transactions were most of the heap and of the garbage collector's pauses.
  */
 const STATELESS_METHODS = new Set(['REGISTER']);
-/**
- * INVITE bodies we read (others → 415 with Accept, RFC 3261 §21.4.13): session descriptions, and
- * USSD (3GPP TS 24.390), whose sessions SipLegs hands to the USSD runtime.
- */
-const SESSION_TYPES = new Set(['application/sdp', 'application/vnd.3gpp.ussd+xml']);
 
 /** An INVITE (or other request) in flight. */
 export interface ClientRequest {
@@ -85,15 +61,6 @@ export interface ClientRequest {
   readonly sent: SipRequest;
   /** CANCELs an INVITE; without effect once a final response arrived. */
   cancel(): void;
-}
-
-/**
- * Reaches flows another node holds (flow-relay.ts). Without one every flow is taken as this node's.
- */
-export interface FlowRouter {
-  isLocal(flow: Flow): boolean;
-  /** Puts the Route through the flow's home node first (or finds it there already). */
-  routeThrough(rq: SipRequest, flow: Flow): Promise<void>;
 }
 
 export interface StackCounters {
@@ -107,7 +74,7 @@ export class SipStack {
   readonly transports: SipTransports;
   private readonly layer: TransactionLayer;
   private handler: RequestHandler = (rq) => this.respond(rq, 503);
-  private flowRouter: FlowRouter | null = null;
+  private readonly nextHops: NextHops;
   /** Where to answer a request that has no server transaction (STATELESS_METHODS). */
   private readonly statelessReplies = new WeakMap<SipRequest, { flow: Flow; key: string | null }>();
   private readonly recentReplies = new RecentReplies();
@@ -118,6 +85,7 @@ export class SipStack {
     private readonly log: Logger,
   ) {
     this.transports = new SipTransports(options, (raw, flow) => this.onRaw(raw, flow), log);
+    this.nextHops = new NextHops(this.transports, options.blockPrivate, log);
     this.layer = stack.makeTransactionLayer({}, () => {
       throw new Error('unused');
     });
@@ -136,12 +104,12 @@ export class SipStack {
   }
 
   useFlowRouter(router: FlowRouter): void {
-    this.flowRouter = router;
+    this.nextHops.useFlowRouter(router);
   }
 
   /** Whether this node holds the flow's connection (always, without a flow router). */
   holdsFlow(flow: Flow): boolean {
-    return this.flowRouter?.isLocal(flow) ?? true;
+    return this.nextHops.holdsFlow(flow);
   }
 
   start() {
@@ -218,31 +186,8 @@ export class SipStack {
       this.statelessReplies.set(rq, { flow, key });
     } else this.layer.createServerTransaction(rq, cn);
 
-    const mf = rq.headers['max-forwards'];
-    if (mf !== undefined && Number(mf) <= 0) return void this.respond(rq, 483);
-    const scheme = uriScheme(rq.uri);
-    if (!scheme || !SUPPORTED_SCHEMES.has(scheme)) return void this.respond(rq, 416);
-    const require = typeof rq.headers.require === 'string' ? rq.headers.require : '';
-    const unsupported = require
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s && !SUPPORTED_EXTENSIONS.has(s.toLowerCase()));
-    if (unsupported.length && rq.method !== 'CANCEL')
-      return void this.respond(rq, 420, { headers: { unsupported: unsupported.join(', ') } });
-    const type = (typeof rq.headers['content-type'] === 'string' ? rq.headers['content-type'] : '')
-      .split(';')[0]
-      ?.trim()
-      .toLowerCase();
-    if (
-      rq.method === 'INVITE' &&
-      rq.content &&
-      type &&
-      !SESSION_TYPES.has(type) &&
-      !type.startsWith('multipart/')
-    ) {
-      this.respond(rq, 415, { headers: { accept: 'application/sdp' } });
-      return;
-    }
+    const rejection = rejectionOf(rq);
+    if (rejection) return void this.respond(rq, rejection.status, { headers: rejection.headers });
     this.dispatch(rq, flow);
   }
 
@@ -336,7 +281,7 @@ export class SipStack {
         this.log.error({ err }, 'sip response handler failed');
       }
     };
-    this.targets(rq, options, (targets, refused) => {
+    this.nextHops.targets(rq, options, (targets, refused) => {
       if (refused) {
         this.log.warn({ method: rq.method, refused }, 'sip destination refused by the target policy');
         return deliver(
@@ -381,7 +326,7 @@ export class SipStack {
   sendStateless(request: SipRequest, options: SendOptions = {}): void {
     const rq = cloneMessage(request);
     rq.headers.via = [{ protocol: 'UDP', host: this.host, params: { branch: newBranch() } }];
-    this.targets(rq, options, (targets, refused) => {
+    this.nextHops.targets(rq, options, (targets, refused) => {
       const target = targets[0];
       if (!target) {
         this.log.warn({ method: rq.method, refused }, 'sip: no route for stateless request');
@@ -400,119 +345,8 @@ export class SipStack {
    * Why the target policy refuses the next hop of a request to `requestUri` (through `route`), or
    * null when it may be contacted (or cannot be resolved: sending it then fails on its own).
    */
-  async checkDestination(requestUri: string, route: readonly string[] = []): Promise<string | null> {
-    const rq = {
-      method: 'OPTIONS',
-      uri: requestUri,
-      headers: route.length ? { route: route.map((uri) => ({ uri, params: {} })) } : {},
-    } as unknown as SipRequest;
-    const refused = await new Promise<string | undefined>((resolve) =>
-      this.targets(rq, { tenantTarget: true }, (_targets, r) => resolve(r)),
-    );
-    if (refused) return refused;
-    // The system resolver too (hosts file, search domains): a name that SIP resolution cannot find
-    // today may still be one that points into a refused range.
-    const host = sipUriOf(route[0] ?? requestUri)?.host;
-    if (!host || isIP(host)) return null;
-    const addresses = await lookup(host, { all: true }).catch(() => []);
-    for (const a of addresses) {
-      const reason = this.checkHost(a.address);
-      if (reason) return `${host}: ${reason}`;
-    }
-    return null;
-  }
-
-  /**
-   * The target policy on a host as written, before any resolution: a literal address is judged as
-   * it is (even where resolution would find no usable transport), a name only by the metadata names.
-   */
-  checkHost(hostText: string, tenantTarget = true): string | null {
-    const host = hostText.replace(/^\[|\]$/g, '');
-    return isIP(host)
-      ? blockedReason(host, { blockPrivate: (tenantTarget && this.options.blockPrivate) ?? false })
-      : blockedHostReason(host);
-  }
-
-  /**
-   * Next-hop addresses (RFC 3261 §8.1.2, §16.12): the first Route entry if any (a strict router's
-   * URI swaps into the Request-URI), else the Request-URI; then RFC 3263 resolution, keeping only
-   * transports we run. Every resolved address passes the target policy, or the request is refused
-   * (`refused` says why): a name that resolves to one blocked address is refused as a whole, as for
-   * webhooks. A flow (a client's own connection) is not a destination anyone chose, so it is not checked.
-   */
-  private targets(
-    rq: SipRequest,
-    options: SendOptions,
-    done: (targets: (Target | Flow)[], refused?: string) => void,
-  ): void {
-    // The callback runs from DNS resolution: nothing it throws may reach the event loop.
-    const finish = (targets: (Target | Flow)[], refused?: string) => {
-      try {
-        done(targets, refused);
-      } catch (err) {
-        this.log.error({ err, method: rq.method }, 'sip send failed');
-      }
-    };
-    if (options.flow) {
-      const router = this.flowRouter;
-      if (router && !router.isLocal(options.flow)) {
-        // Another node holds the connection: send through it, by the Route now on the request.
-        router.routeThrough(rq, options.flow).then(
-          () => this.targets(rq, {}, done),
-          (err) => {
-            this.log.warn({ err, method: rq.method }, 'sip flow route failed');
-            finish([]);
-          },
-        );
-        return;
-      }
-      finish(this.transports.isOpen(options.flow) ? [options.flow] : []);
-      return;
-    }
-    let hop: SipUri | undefined = sipUriOf(rq.uri);
-    const route = rq.headers.route;
-    if (route?.length) {
-      const first = route[0];
-      const uri = first ? sipUriOf(first.uri) : undefined;
-      if (first && uri && !('lr' in uri.params)) {
-        route.shift();
-        route.push({ uri: rq.uri, params: {} });
-        rq.uri = wireUri(first.uri);
-      }
-      hop = uri;
-    }
-    if (!hop?.host) {
-      finish([]);
-      return;
-    }
-    const policy = { blockPrivate: (options.tenantTarget && this.options.blockPrivate) ?? false };
-    const byName = this.checkHost(hop.host, options.tenantTarget ?? false);
-    if (byName) {
-      finish([], byName);
-      return;
-    }
-    const available = new Set<string>();
-    const b = this.transports.bound;
-    if (b.udp !== null) available.add('UDP');
-    if (b.tcp !== null) available.add('TCP');
-    try {
-      stack.resolve(stackUriOf(hop), (addresses) => {
-        const usable = addresses.filter(
-          (a) =>
-            available.has(a.protocol.toUpperCase()) &&
-            Number.isInteger(a.port) &&
-            a.port > 0 &&
-            a.port < 65_536,
-        );
-        for (const a of usable) {
-          const refused = blockedReason(a.address, policy);
-          if (refused) return finish([], refused);
-        }
-        finish(usable);
-      });
-    } catch {
-      finish([]);
-    }
+  checkDestination(requestUri: string, route: readonly string[] = []): Promise<string | null> {
+    return this.nextHops.checkDestination(requestUri, route);
   }
 }
 
