@@ -135,13 +135,22 @@ export function send(res: Response, format: Format, rootName: string, value: Dto
   writeBody(res, format, JSON.stringify(dialect ? dialect.resource(res, rootName, json) : json));
 }
 
+const NO_HEADERS: readonly string[] = [];
+
+/** A body rendered once and its length in bytes. */
+interface RenderedBody {
+  readonly text: string;
+  readonly bytes: number;
+}
+
 /** Bodies of immutable records (a cached account row), per record object, root and format. */
-const renderedBodies = new WeakMap<object, Map<string, string>>();
+const renderedBodies = new WeakMap<object, Map<string, RenderedBody>>();
 
 /**
  * send() for a record that never changes once read (a changed account is a new object): its body is
  * rendered once per record, root and format, and sent as is afterwards. A dialect reshapes per
- * request, so dialect requests render every time.
+ * request, so dialect requests render every time. `headers` (name, value, name, value…) go before
+ * Content-Type, as if set with setHeader before the call.
  */
 export function sendRecord(
   res: Response,
@@ -150,8 +159,10 @@ export function sendRecord(
   record: object,
   dto: () => DtoValue,
   status = 200,
+  headers: readonly string[] = NO_HEADERS,
 ): void {
   if (dialectOf(res)) {
+    for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i] as string, headers[i + 1] as string);
     send(res, format, rootName, dto(), status);
     return;
   }
@@ -160,15 +171,16 @@ export function sendRecord(
     bodies = new Map();
     renderedBodies.set(record, bodies);
   }
-  const key = `${format} ${rootName}`;
+  const key = format === 'xml' ? `xml ${rootName}` : rootName;
   let body = bodies.get(key);
   if (body === undefined) {
     const value = dto();
-    body = format === 'xml' ? toXml(rootName, value) : JSON.stringify(toJson(value));
+    const text = format === 'xml' ? toXml(rootName, value) : JSON.stringify(toJson(value));
+    body = { text, bytes: Buffer.byteLength(text) };
     bodies.set(key, body);
   }
   res.statusCode = status;
-  writeBody(res, format, body);
+  writeHeadAndBody(res, format, body.text, body.bytes, headers);
 }
 
 const CONTENT_TYPES: Record<Format, string> = {
@@ -178,8 +190,24 @@ const CONTENT_TYPES: Record<Format, string> = {
 
 /** Writes a rendered body (bypasses Express's res.send: no ETag, no content sniffing). */
 export function writeBody(res: Response, format: Format, body: string | Buffer): void {
-  res.setHeader('Content-Type', CONTENT_TYPES[format]);
-  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+  writeHeadAndBody(res, format, body, typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+}
+
+/**
+ * The two headers go to writeHead rather than through setHeader: when no other header was set
+ * before, Node then writes them without keeping a header map for the response (measurably cheaper
+ * on a hot GET); otherwise writeHead adds them after the others, as setHeader did. Either way the
+ * bytes on the wire are the same.
+ */
+function writeHeadAndBody(
+  res: Response,
+  format: Format,
+  body: string | Buffer,
+  bytes: number,
+  headers: readonly string[] = NO_HEADERS,
+): void {
+  const all = ['Content-Type', CONTENT_TYPES[format], 'Content-Length', String(bytes)];
+  res.writeHead(res.statusCode, headers.length === 0 ? all : [...headers, ...all]);
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 

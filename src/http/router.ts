@@ -86,7 +86,7 @@ function checkRequired(op: OperationSpec | undefined, req: Request, res: Respons
 }
 
 /** Path and query parameters holding NUL are a 400 naming them before any store sees them. */
-function refuseNulInRequest(params: Record<string, string>, query: Request['query']): void {
+function refuseNulInRequest(params: Record<string, string>, query: Request['query'] | undefined): void {
   for (const [name, value] of Object.entries(params)) refuseNul(name, value);
   for (const [name, value] of Object.entries(query ?? {})) {
     for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') refuseNul(name, v);
@@ -151,13 +151,16 @@ export class RouteTable {
   /** Express middleware: dispatches to the matching route, or passes on (404) when none matches. */
   readonly dispatch = (req: Request, res: Response, next: (err?: unknown) => void): void => {
     const q = req.url.indexOf('?');
-    const segments = (q === -1 ? req.url : req.url.slice(0, q)).replace(/\/+$/, '').split('/');
+    let path = q === -1 ? req.url : req.url.slice(0, q);
+    if (path.endsWith('/')) path = path.replace(/\/+$/, '');
+    const segments = path.split('/');
     for (const route of this.bySize.get(segments.length) ?? []) {
       const params = matchSegments(route.segments, segments);
       if (params) {
         req.params = params;
         try {
-          refuseNulInRequest(params, req.query);
+          // Express parses req.query on every read: a URL without one skips it.
+          refuseNulInRequest(params, q === -1 ? undefined : req.query);
         } catch (e) {
           next(e);
           return;

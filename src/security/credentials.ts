@@ -2,7 +2,7 @@
  * Password hashing (scrypt; passwords are never stored in clear), auth tokens, and constant-time
  * secret comparison. Spec §Authentication 1.
  */
-import { createHash, createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCb) as (
@@ -35,14 +35,6 @@ export async function verifyPassword(password: string, stored: string): Promise<
 /** A fresh AuthToken: 32 lowercase hex characters. */
 export function newAuthToken(): string {
   return randomBytes(16).toString('hex');
-}
-
-/**
- * A secret's HMAC-SHA-256 under `key` (a per-process random key): what caches keep instead of the
- * secret, and what a presented secret is compared with (timingSafeEqual on equal-length digests).
- */
-export function keyedDigest(key: Buffer, secret: string): Buffer {
-  return createHmac('sha256', key).update(secret).digest();
 }
 
 export function sha256Hex(value: string): string {

@@ -14,6 +14,11 @@ import type { AccountChangeBus as ChangeBus } from './account-store.js';
 import type { Extension, Profile, ProfileStore } from './profile-store.js';
 
 const TTL_MS = 60_000;
+/**
+ * A link used in its last REFRESH_BEFORE_MS is looked up again in the background, so a hot account
+ * never waits for Postgres when its entry runs out (answers stay at most TTL_MS old, as before).
+ */
+const REFRESH_BEFORE_MS = 15_000;
 const MAX_ENTRIES = 10_000;
 /** The only notice: links changed somewhere. */
 const LINKS = 'links';
@@ -21,6 +26,8 @@ const LINKS = 'links';
 export class CachedProfileStore implements ProfileStore {
   /** target sid → the profile linked to it (null: none), with its expiry. */
   private readonly links = new Map<string, { readonly profileSid: string | null; readonly until: number }>();
+  /** Lookups under way, by sid (see load). */
+  private readonly loading = new Map<string, Promise<string | null>>();
   private generation = 0;
 
   constructor(
@@ -35,32 +42,57 @@ export class CachedProfileStore implements ProfileStore {
   }
 
   async firstLinked(targetSids: readonly string[]): Promise<string | null> {
+    // Every link known and fresh (the steady state of a hot account): no allocation, no wait.
     const now = this.now();
-    const known = new Map<string, string | null>();
-    const missing: string[] = [];
     for (const sid of targetSids) {
       const hit = this.links.get(sid);
-      if (hit === undefined || hit.until <= now) missing.push(sid);
-      else known.set(sid, hit.profileSid);
-    }
-    if (missing.length > 0) {
-      const generation = this.generation;
-      const found = await Promise.all(missing.map((sid) => this.inner.firstLinked([sid])));
-      const keep = generation === this.generation;
-      if (keep && this.links.size + missing.length > MAX_ENTRIES) this.links.clear();
-      const until = this.now() + TTL_MS;
-      for (let i = 0; i < missing.length; i++) {
-        const sid = missing[i] as string;
-        const profileSid = found[i] ?? null;
-        known.set(sid, profileSid);
-        if (keep) this.links.set(sid, { profileSid, until });
-      }
-    }
-    for (const sid of targetSids) {
-      const profileSid = known.get(sid);
-      if (profileSid) return profileSid;
+      if (hit === undefined || hit.until <= now) return this.lookUp(targetSids);
+      if (hit.until - now < REFRESH_BEFORE_MS) void this.load(sid).catch(() => {});
+      if (hit.profileSid !== null) return hit.profileSid;
     }
     return null;
+  }
+
+  /** firstLinked() when some link is unknown or expired: waits for those lookups. */
+  private async lookUp(targetSids: readonly string[]): Promise<string | null> {
+    const now = this.now();
+    const found = await Promise.all(
+      targetSids.map((sid) => {
+        const hit = this.links.get(sid);
+        return hit === undefined || hit.until <= now ? this.load(sid) : hit.profileSid;
+      }),
+    );
+    for (const profileSid of found) if (profileSid) return profileSid;
+    return null;
+  }
+
+  /**
+   * One lookup per sid at a time: concurrent requests for an account whose link expired share it
+   * (fifty connections would otherwise send fifty identical queries at the same instant). A lookup
+   * that started before a change notice is not shared after it (see forget) and its answer is not
+   * kept.
+   */
+  private load(sid: string): Promise<string | null> {
+    const pending = this.loading.get(sid);
+    if (pending) return pending;
+    const generation = this.generation;
+    const lookup = this.inner.firstLinked([sid]).then(
+      (found) => {
+        const profileSid = found ?? null;
+        if (generation === this.generation) {
+          if (this.loading.get(sid) === lookup) this.loading.delete(sid);
+          if (this.links.size >= MAX_ENTRIES) this.links.clear();
+          this.links.set(sid, { profileSid, until: this.now() + TTL_MS });
+        }
+        return profileSid;
+      },
+      (e: unknown) => {
+        if (this.loading.get(sid) === lookup) this.loading.delete(sid);
+        throw e;
+      },
+    );
+    this.loading.set(sid, lookup);
+    return lookup;
   }
 
   async insert(p: Profile, linkTo?: string): Promise<void> {
@@ -123,6 +155,7 @@ export class CachedProfileStore implements ProfileStore {
   private forget(): void {
     this.generation++;
     this.links.clear();
+    this.loading.clear();
   }
 
   /** Forgets here at once (this node's next read sees the write), then tells the others. */

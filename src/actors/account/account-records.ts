@@ -7,12 +7,21 @@ import type { Logger } from '../../logger.js';
 import type { Account, AccountChangeBus, AccountStore, AccountUpdate } from '../../store/account-store.js';
 
 const CACHE_TTL_MS = 30_000;
+/**
+ * A row used after this age is read again in the background, so a hot account never waits for
+ * Postgres when its entry runs out; rows served stay younger than CACHE_TTL_MS, as before.
+ */
+const REFRESH_AFTER_MS = 20_000;
 /** Deeper trees than this are not walked (a guard against a parent cycle in corrupt data). */
 const MAX_DEPTH = 64;
 
 export class AccountRecords {
   private readonly cache = new Map<string, { account: Account; at: number }>();
   private readonly emailIndex = new Map<string, string>();
+  /** Reads under way, by sid (see load). */
+  private readonly loading = new Map<string, Promise<Account | null>>();
+  /** Advanced whenever rows are forgotten or written here: reads begun before are not kept. */
+  private generation = 0;
 
   constructor(
     readonly store: AccountStore,
@@ -26,11 +35,42 @@ export class AccountRecords {
 
   async get(sid: string): Promise<Account | null> {
     const hit = this.cache.get(sid);
-    if (hit && this.deps.now() - hit.at < CACHE_TTL_MS) return hit.account;
-    const account = await this.store.findBySid(sid);
-    if (account) this.remember(account);
-    else this.cache.delete(sid);
-    return account;
+    if (hit) {
+      const age = this.deps.now() - hit.at;
+      if (age < CACHE_TTL_MS) {
+        if (age >= REFRESH_AFTER_MS) void this.load(sid).catch(() => {});
+        return hit.account;
+      }
+    }
+    return this.load(sid);
+  }
+
+  /**
+   * Reads a row from the record, one read per sid at a time: the requests of a hot account whose
+   * entry ran out share it (fifty connections would otherwise send fifty identical queries, and
+   * open as many pooled connections, at the same instant). A read that started before the account
+   * was forgotten or updated here is not shared after it, and its row is returned but not kept.
+   */
+  private load(sid: string): Promise<Account | null> {
+    const pending = this.loading.get(sid);
+    if (pending) return pending;
+    const generation = this.generation;
+    const read = this.store.findBySid(sid).then(
+      (account) => {
+        if (this.loading.get(sid) === read) this.loading.delete(sid);
+        if (generation === this.generation) {
+          if (account) this.remember(account);
+          else this.cache.delete(sid);
+        }
+        return account;
+      },
+      (e: unknown) => {
+        if (this.loading.get(sid) === read) this.loading.delete(sid);
+        throw e;
+      },
+    );
+    this.loading.set(sid, read);
+    return read;
   }
 
   async getByEmail(email: string): Promise<Account | null> {
@@ -83,12 +123,15 @@ export class AccountRecords {
    */
   async update(updates: ReadonlyArray<AccountUpdate>): Promise<Account[]> {
     let rows: Account[];
+    this.invalidateReads();
     try {
       rows = await this.store.updateMany(updates);
     } catch (e) {
       for (const u of updates) this.forget(u.sid);
       throw e;
     }
+    // A read that began while the write was under way may hold the row from before it.
+    this.invalidateReads();
     for (const row of rows) {
       this.remember(row);
       await this.deps.bus
@@ -98,6 +141,12 @@ export class AccountRecords {
     return rows;
   }
 
+  /** Reads under way are neither shared nor kept any more. */
+  private invalidateReads(): void {
+    this.generation++;
+    this.loading.clear();
+  }
+
   remember(account: Account): void {
     this.cache.set(account.sid, { account, at: this.deps.now() });
     this.emailIndex.set(account.emailAddress, account.sid);
@@ -105,6 +154,7 @@ export class AccountRecords {
 
   /** Evicts an account from this node; the next use reloads the record. */
   forget(sid: string): void {
+    this.invalidateReads();
     const hit = this.cache.get(sid);
     if (hit) this.emailIndex.delete(hit.account.emailAddress);
     this.cache.delete(sid);

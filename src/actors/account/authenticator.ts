@@ -13,7 +13,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../../errors.js';
-import { keyedDigest, sha256Hex } from '../../security/credentials.js';
+import { sha256Hex } from '../../security/credentials.js';
 import { type PasswordVerifier, VerifierSaturatedError } from '../../security/password-verifier.js';
 import type { Account } from '../../store/account-store.js';
 import type {
@@ -52,11 +52,12 @@ export class Authenticator {
   private readonly blockedUntil = new Map<string, number>();
   private readonly cacheKey = randomBytes(32);
   /**
-   * Each cached account record's AuthToken digest, made once per record: a request then costs one
-   * HMAC of the presented secret. A changed token comes with a new record (the change bus evicts the
-   * old one on every node), so an entry never outlives the token it was made from.
+   * Each cached account record's AuthToken as bytes, made once per record: a request then costs
+   * one constant-time comparison with the presented secret's bytes. A changed token comes with a new
+   * record (the change bus evicts the old one on every node), so an entry never outlives the token
+   * it was made from.
    */
-  private readonly tokenDigests = new WeakMap<Account, Buffer>();
+  private readonly tokenBytes = new WeakMap<Account, Buffer>();
 
   constructor(
     private readonly deps: {
@@ -157,14 +158,18 @@ export class Authenticator {
     return Math.max(state.identityMs, state.sourceMs);
   }
 
-  /** Constant-time: both sides are digests of one length, whatever was presented. */
+  /**
+   * Constant-time over the token's bytes. Only the length can show in the timing, and every token
+   * has the same one (32 hex digits), so it tells nothing about any account's token.
+   */
   private isAuthToken(account: Account, secret: string): boolean {
-    let expected = this.tokenDigests.get(account);
+    let expected = this.tokenBytes.get(account);
     if (expected === undefined) {
-      expected = keyedDigest(this.cacheKey, account.authToken);
-      this.tokenDigests.set(account, expected);
+      expected = Buffer.from(account.authToken, 'utf8');
+      this.tokenBytes.set(account, expected);
     }
-    return timingSafeEqual(keyedDigest(this.cacheKey, secret), expected);
+    if (Buffer.byteLength(secret, 'utf8') !== expected.length) return false;
+    return timingSafeEqual(Buffer.from(secret, 'utf8'), expected);
   }
 
   private cacheKeyOf(account: Account, secret: string): string {

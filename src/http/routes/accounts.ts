@@ -27,9 +27,9 @@ export function accountRoutes(routes: RouteTable, deps: AccountRouteDeps): void 
 
   const sendAccount = async (res: Response, account: Account, status = 200) => {
     const profileSid = await deps.effectiveProfileSid(account);
-    res.setHeader('Link', `<${deps.publicUrl}${API_ROOT}/Profiles/${profileSid}>; rel="related"`);
+    const link = `<${deps.publicUrl}${API_ROOT}/Profiles/${profileSid}>; rel="related"`;
     const format = formatOf(res);
-    sendRecord(res, format, 'Account', account, () => accountDto(account, format), status);
+    sendRecord(res, format, 'Account', account, () => accountDto(account, format), status, ['Link', link]);
   };
 
   // Registered before /Accounts/:accountSid so "migrate" is never taken for an account.

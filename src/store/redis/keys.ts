@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The one Redis key builder. Every key starts with the deployment prefix (REDIS_PREFIX) so several
@@ -80,5 +80,6 @@ export const REGISTRATION_SHARDS = 16;
 
 /** The index shard of an AOR: stable across nodes and restarts. */
 export function registrationShard(aor: string): number {
-  return createHash('sha1').update(aor).digest().readUInt16BE(0) % REGISTRATION_SHARDS;
+  // One-shot SHA-1 (no Hash object: this runs for every REGISTER); the first 16 bits, as before.
+  return Number.parseInt(hash('sha1', aor, 'hex').slice(0, 4), 16) % REGISTRATION_SHARDS;
 }

@@ -1,6 +1,7 @@
 /**
  * The effective-profile link cache: hits cost no store read, a link change on any node clears it,
- * and an answer read while a change notice arrived is returned but not kept.
+ * an answer read while a change notice arrived is returned but not kept, concurrent lookups share
+ * one read, and a link in use is read again before it runs out.
  */
 import { describe, expect, it } from 'vitest';
 import type { AccountChangeBus } from '../../../src/store/account-store.js';
@@ -110,5 +111,48 @@ describe('CachedProfileStore', () => {
     expect(await pending).toBeNull();
     inner.links.set('AC1', 'PR-1');
     expect(await cache.firstLinked(['AC1'])).toBe('PR-1');
+  });
+
+  it('concurrent lookups share one read per sid; a lookup after a notice does not join an older read', async () => {
+    const inner = linkStore();
+    const bus = new LocalBus();
+    const cache = new CachedProfileStore(inner.store, bus);
+    await cache.start();
+    const release = inner.holdNextRead();
+    const first = Array.from({ length: 50 }, () => cache.firstLinked(['AC1', 'ORG']));
+    expect(inner.reads()).toBe(2);
+    await bus.publish('links');
+    inner.links.set('AC1', 'PR-1');
+    const after = cache.firstLinked(['AC1', 'ORG']);
+    expect(inner.reads()).toBe(4);
+    release();
+    await Promise.all(first);
+    expect(await after).toBe('PR-1');
+    // The newer read's answer is the one kept.
+    expect(await cache.firstLinked(['AC1', 'ORG'])).toBe('PR-1');
+    expect(inner.reads()).toBe(4);
+  });
+
+  it('reads a link in use again shortly before it runs out, answering at once from memory', async () => {
+    const inner = linkStore();
+    let now = 1_000_000;
+    const cache = new CachedProfileStore(inner.store, new LocalBus(), () => now);
+    await cache.start();
+    inner.links.set('AC1', 'PR-1');
+    expect(await cache.firstLinked(['AC1'])).toBe('PR-1');
+    expect(inner.reads()).toBe(1);
+    now += 30_000; // well inside the minute: no read
+    expect(await cache.firstLinked(['AC1'])).toBe('PR-1');
+    expect(inner.reads()).toBe(1);
+    inner.links.set('AC1', 'PR-2');
+    const release = inner.holdNextRead();
+    now += 20_000; // in the last quarter of the minute: answered from memory, read in the background
+    expect(await cache.firstLinked(['AC1'])).toBe('PR-1');
+    expect(inner.reads()).toBe(2);
+    release();
+    await new Promise((r) => setImmediate(r));
+    now += 20_000; // past the first entry's minute: the refreshed one answers without a read
+    expect(await cache.firstLinked(['AC1'])).toBe('PR-2');
+    expect(inner.reads()).toBe(2);
   });
 });
