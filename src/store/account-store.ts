@@ -86,4 +86,10 @@ export interface AccountStore {
 export interface AccountChangeBus {
   publish(sid: string): Promise<void>;
   subscribe(onChange: (sid: string) => void): Promise<void>;
+  /**
+   * Calls `onGap` whenever notices may have been missed (the subscription came back after a
+   * break), and says whether this bus can tell at all. A cache whose bus cannot tell keeps short
+   * lifetimes as its safety net.
+   */
+  watchGaps?(onGap: () => void): boolean;
 }

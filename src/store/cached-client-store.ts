@@ -8,14 +8,20 @@
  * an account notice (status changed: suspended, closed, reactivated) does the same, so a changed
  * password, a disabled client or a suspended account refuses the next REGISTER on any node. Misses
  * are cached too (a flood of REGISTERs for unknown logins would otherwise each cost a query); any
- * notice forgets every miss, as an insert may have filled one. An entry also expires after
- * `ttlMs`, in case a notice is lost (a Redis reconnect).
+ * notice forgets every miss, as an insert may have filled one.
+ *
+ * Notices are lost while the subscription is down (a Redis reconnect): when the bus can tell that
+ * it came back, everything is forgotten then, and an entry lives for `LONG_TTL_MS` — long enough
+ * that a client re-registering every few minutes to an hour costs no query, short enough to pick
+ * up a row changed behind the stores' back (SQL by hand). A bus that cannot tell (the Redis
+ * Cluster client) leaves entries at `TTL_MS`.
  */
 // The same pub/sub shape as the accounts' notices (a key per notice).
 import type { AccountChangeBus as ChangeBus } from './account-store.js';
 import type { Client, ClientPatch, ClientStore, DigestSubject } from './client-store.js';
 
 const TTL_MS = 60_000;
+const LONG_TTL_MS = 15 * 60_000;
 const MAX_ENTRIES = 100_000;
 
 interface Entry {
@@ -35,18 +41,24 @@ export class CachedClientStore implements ClientStore {
    * (its row may predate the change the notice announces).
    */
   private generation = 0;
+  private ttlMs: number;
 
   constructor(
     private readonly inner: ClientStore,
     private readonly clientBus: ChangeBus,
     private readonly accountBus: ChangeBus,
     private readonly options: { readonly ttlMs?: number; readonly now?: () => number } = {},
-  ) {}
+  ) {
+    this.ttlMs = options.ttlMs ?? TTL_MS;
+  }
 
-  /** Listens for client and account changes made on any node. */
+  /** Listens for client and account changes made on any node, and for gaps in those notices. */
   async start(): Promise<void> {
     await this.clientBus.subscribe((accountSid) => this.forget(accountSid));
     await this.accountBus.subscribe((accountSid) => this.forget(accountSid));
+    const onGap = () => this.clear();
+    const tellsGaps = [this.clientBus, this.accountBus].every((bus) => bus.watchGaps?.(onGap) === true);
+    if (tellsGaps && this.options.ttlMs === undefined) this.ttlMs = LONG_TTL_MS;
   }
 
   async findForDigest(domain: string, login: string): Promise<DigestSubject | null> {
@@ -61,7 +73,7 @@ export class CachedClientStore implements ClientStore {
     const subject = await this.inner.findForDigest(domain, login);
     if (generation !== this.generation) return subject;
     if (this.found.size + this.missing.size >= MAX_ENTRIES) this.clear();
-    const until = this.now() + (this.options.ttlMs ?? TTL_MS);
+    const until = this.now() + this.ttlMs;
     if (!subject) {
       this.found.delete(key);
       this.missing.set(key, until);
@@ -125,6 +137,7 @@ export class CachedClientStore implements ClientStore {
   }
 
   private clear(): void {
+    this.generation++;
     this.found.clear();
     this.missing.clear();
     this.byAccount.clear();

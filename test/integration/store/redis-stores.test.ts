@@ -258,6 +258,41 @@ describe.each([
     ).toEqual(['{"delta":1}']);
   });
 
+  it('tells when a subscription came back after a break (a cluster client cannot tell)', async () => {
+    const own = await connectSubscriber(redis);
+    try {
+      const bus = new RedisChangeBus(redis, own, keys.clientChannel);
+      if (isRedisCluster(own) || isRedisCluster(redis)) {
+        expect(bus.watchGaps(() => {})).toBe(false);
+        return;
+      }
+      const id = String(await own.sendCommand(['CLIENT', 'ID']));
+      const changed: string[] = [];
+      await bus.subscribe((sid) => changed.push(sid));
+      let gaps = 0;
+      expect(bus.watchGaps(() => gaps++)).toBe(true);
+      await redis.sendCommand(['CLIENT', 'KILL', 'ID', id]);
+      expect(
+        await until(
+          () => gaps,
+          (n) => n > 0,
+          10_000,
+        ),
+      ).toBe(1);
+      // Told once the subscription is back: a notice published now arrives.
+      await bus.publish('AC2');
+      expect(
+        await until(
+          () => changed,
+          (c) => c.length > 0,
+          5_000,
+        ),
+      ).toEqual(['AC2']);
+    } finally {
+      await own.quit();
+    }
+  });
+
   it('answers node RPC, and a call to a node nobody serves fails', async () => {
     const serving = new RedisNodeRpc(redis, sub, keys, 'node-a');
     await serving.serve(async (body) => ({ echo: body }));

@@ -19,6 +19,19 @@ class MemoryBus implements AccountChangeBus {
   }
 }
 
+/** A bus that tells when its notices may have been lost (as the standalone Redis one does). */
+class GapBus extends MemoryBus {
+  private readonly gapListeners: (() => void)[] = [];
+  watchGaps(onGap: () => void): boolean {
+    this.gapListeners.push(onGap);
+    return true;
+  }
+  /** The subscription came back: whatever was published meanwhile never arrived. */
+  reconnected(): void {
+    for (const l of this.gapListeners) l();
+  }
+}
+
 const client = (login: string, accountSid: string, ha1: string): Client => ({
   sid: `CL${login}`,
   accountSid,
@@ -152,5 +165,50 @@ describe('CachedClientStore', () => {
     expect((await store.findForDigest('example.test', 'erin'))?.client.ha1).toBe('e1');
     now.t = 1000;
     expect((await store.findForDigest('example.test', 'erin'))?.client.ha1).toBe('e2');
+  });
+
+  it('forgets everything when notices may have been lost, and keeps entries long when it can tell', async () => {
+    const inner = new MemoryClients();
+    const clientBus = new GapBus();
+    const accountBus = new GapBus();
+    const now = { t: 0 };
+    const store = new CachedClientStore(inner, clientBus, accountBus, { now: () => now.t });
+    await store.start();
+    inner.rows.set('fay', client('fay', 'AC1', 'f1'));
+    await store.findForDigest('example.test', 'fay');
+    // Past the short lifetime a bus without gap reports needs, the entry still answers.
+    now.t = 10 * 60_000;
+    expect((await store.findForDigest('example.test', 'fay'))?.client.ha1).toBe('f1');
+    expect(inner.lookups).toBe(1);
+    // A password changed on another node while this node's subscription was down.
+    inner.rows.set('fay', client('fay', 'AC1', 'f2'));
+    clientBus.reconnected();
+    expect((await store.findForDigest('example.test', 'fay'))?.client.ha1).toBe('f2');
+    // A lookup in flight across a gap is not kept either.
+    let open = () => {};
+    inner.gate = new Promise<void>((r) => {
+      open = r;
+    });
+    now.t = 40 * 60_000;
+    const pending = store.findForDigest('example.test', 'fay');
+    accountBus.reconnected();
+    inner.gate = null;
+    open();
+    await pending;
+    const before = inner.lookups;
+    await store.findForDigest('example.test', 'fay');
+    expect(inner.lookups).toBe(before + 1);
+  });
+
+  it('keeps the short lifetime when a bus cannot tell of lost notices', async () => {
+    const inner = new MemoryClients();
+    const now = { t: 0 };
+    const store = new CachedClientStore(inner, new MemoryBus(), new MemoryBus(), { now: () => now.t });
+    await store.start();
+    inner.rows.set('gus', client('gus', 'AC1', 'g1'));
+    await store.findForDigest('example.test', 'gus');
+    inner.rows.set('gus', client('gus', 'AC1', 'g2'));
+    now.t = 60_000;
+    expect((await store.findForDigest('example.test', 'gus'))?.client.ha1).toBe('g2');
   });
 });
