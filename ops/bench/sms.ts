@@ -136,12 +136,29 @@ async function main() {
     await autocannon({ url, method: 'POST', headers: form, body, connections: 8, amount: WARM_UP });
     const warmUntil = Date.now() + 30_000;
     while (callbacks.delivered.length < WARM_UP && Date.now() < warmUntil) await sleep(100);
-    const count = async (where: ReturnType<typeof sql>) =>
-      Number((await db.query(sql`SELECT count(*)::int AS n FROM sms_messages WHERE ${where}`))[0]?.n ?? 0);
+    let benchQueries = 0;
+    const count = async (where: ReturnType<typeof sql>) => {
+      benchQueries++;
+      return Number(
+        (await db.query(sql`SELECT count(*)::int AS n FROM sms_messages WHERE ${where}`))[0]?.n ?? 0,
+      );
+    };
+    // Transactions committed in the server's database (its own writes and reads, and these counts).
+    const commits = async () => {
+      benchQueries++;
+      const [row] = await db.query(
+        sql`SELECT xact_commit::bigint AS n FROM pg_stat_database WHERE datname = current_database()`,
+      );
+      return Number(row?.n ?? 0);
+    };
     const warm = await count(sql`true`);
     callbacks.reset();
     smsc.maxOutstanding = 0;
     const submits0 = smsc.submits().length;
+    await sleep(1000); // backends report their commits when idle, at most once a second
+    const xact0 = await commits();
+    const queries0 = benchQueries;
+    const benchCpu0 = process.cpuUsage();
     const cpu0 = cpuSeconds(pid);
     const sched0 = schedSeconds(pid);
     const t0 = Date.now();
@@ -163,6 +180,8 @@ async function main() {
       accepted = (await count(sql`true`)) - warm;
     }
     const cpu = cpuSeconds(pid) - cpu0;
+    const benchCpuUs = process.cpuUsage(benchCpu0);
+    const benchCpu = (benchCpuUs.user + benchCpuUs.system) / 1e6;
     const sched1 = schedSeconds(pid);
     const wall = (Date.now() - t0) / 1000;
     const submits = smsc.received.filter((x) => x.command === 'submit_sm').slice(submits0);
@@ -172,6 +191,9 @@ async function main() {
     const delivered = (await count(sql`status = 'delivered'`)) - warm;
     const pending = await count(sql`status IN ('queued', 'sending', 'sent')`);
     const failed = await count(sql`status IN ('failed', 'undelivered')`);
+    await sleep(1500);
+    const queries = benchQueries - queries0 + 1;
+    const xact = (await commits()) - xact0 - queries;
     const rawAfter = await rawSmppRate(RAW_N, RAW_WINDOW);
 
     const apiRate = accepted / ((tLoad - t0) / 1000);
@@ -204,6 +226,14 @@ async function main() {
     console.log(
       `server CPU: ${((1000 * cpu) / Math.max(1, accepted)).toFixed(3)} ms per message (${cpu.toFixed(1)} s for the run and its receipts; ` +
         `${n0(accepted / Math.max(0.001, cpu))} msg/s per core-second, what the server would do with a core of its own)`,
+    );
+    console.log(
+      `Postgres: ${xact} transactions for ${accepted} messages, ${(xact / Math.max(1, accepted)).toFixed(3)} per message ` +
+        `(this bench's own ${queries} counting queries left out)`,
+    );
+    console.log(
+      `bench process (load generator thread, SMSC sink, callback server): ${benchCpu.toFixed(1)} s CPU, ` +
+        `${((1000 * benchCpu) / Math.max(1, accepted)).toFixed(3)} ms per message, ${((100 * benchCpu) / wall).toFixed(0)} % of a core`,
     );
     console.log(
       `server event loop over ${wall.toFixed(1)} s: ran ${(sched1.run - sched0.run).toFixed(1)} s, ` +
