@@ -102,6 +102,7 @@ async function main() {
   smsc.behaviour.accounts = { bench: 'pw' };
   smsc.behaviour.receiptDelayMs = 1000;
   smsc.behaviour.respAfterRead = true;
+  smsc.behaviour.coalesceWrites = true;
   const smscPort = await smsc.listen();
   const callbacks = callbackServer();
   callbacks.server.keepAliveTimeout = 60_000;
