@@ -6,7 +6,7 @@
  * in a worker thread) run here. The peer, measured in the same run before and after: npm `smpp` alone
  * on loopback (ops/bench/sms-raw.ts), one bind at window 100.
  *
- *   npm run bench:sms [-- --duration 20 --connections 64 --window 50 --binds 1]
+ *   npm run bench:sms [-- --duration 20 --connections 64 --window 50 --binds 1 --rate 0]
  *
  * Prints per stage: API accepted/s and latency (autocannon), submit_sm/s at the SMSC, delivered
  * status callbacks/s (first → last callback, so the fixed 1 s receipt delay is not counted), the
@@ -35,6 +35,9 @@ const duration = arg('duration', 20);
 const connections = arg('connections', 64);
 const window = arg('window', 50);
 const binds = arg('binds', 1);
+// Offered requests per second (0: as fast as the server answers). A fixed rate compares the CPU per
+// message of two builds at the same load when the machine is too busy for either to reach its best.
+const rate = arg('rate', 0);
 const RAW_N = 50_000;
 const RAW_WINDOW = 100;
 const WARM_UP = 1000;
@@ -171,6 +174,7 @@ async function main() {
       connections,
       duration,
       workers: 1,
+      ...(rate > 0 ? { overallRate: rate } : {}),
     });
     const tLoad = Date.now();
     // Every message the server accepted in the run (autocannon does not count answers in flight at its stop).
@@ -205,7 +209,7 @@ async function main() {
     const n0 = (x: number) => x.toFixed(0);
     console.log(
       `bench:sms — node ${process.version}, server pid ${pid}, ${connections} connections, ${duration} s, ` +
-        `${binds} bind(s) at window ${window}`,
+        `${binds} bind(s) at window ${window}${rate > 0 ? `, offered ${rate} msg/s` : ''}`,
     );
     console.log(
       `API: ${accepted} accepted (${r.non2xx} non-2xx, ${r.errors} errors), ${n0(apiRate)} msg/s, ` +
