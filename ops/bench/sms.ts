@@ -6,7 +6,7 @@
  * in a worker thread) run here. The peer, measured in the same run before and after: npm `smpp` alone
  * on loopback (ops/bench/sms-raw.ts), one bind at window 100.
  *
- *   npm run bench:sms [-- --duration 20 --connections 64 --window 50 --binds 1]
+ *   npm run bench:sms [-- --duration 20 --connections 64 --window 50 --binds 1 --rate 0]
  *
  * Prints per stage: API accepted/s and latency (autocannon), submit_sm/s at the SMSC, delivered
  * status callbacks/s (first → last callback, so the fixed 1 s receipt delay is not counted), the
@@ -35,6 +35,9 @@ const duration = arg('duration', 20);
 const connections = arg('connections', 64);
 const window = arg('window', 50);
 const binds = arg('binds', 1);
+// Offered requests per second (0: as fast as the server answers). A fixed rate compares the CPU per
+// message of two builds at the same load when the machine is too busy for either to reach its best.
+const rate = arg('rate', 0);
 const RAW_N = 50_000;
 const RAW_WINDOW = 100;
 const WARM_UP = 1000;
@@ -102,6 +105,7 @@ async function main() {
   smsc.behaviour.accounts = { bench: 'pw' };
   smsc.behaviour.receiptDelayMs = 1000;
   smsc.behaviour.respAfterRead = true;
+  smsc.behaviour.coalesceWrites = true;
   const smscPort = await smsc.listen();
   const callbacks = callbackServer();
   callbacks.server.keepAliveTimeout = 60_000;
@@ -136,12 +140,29 @@ async function main() {
     await autocannon({ url, method: 'POST', headers: form, body, connections: 8, amount: WARM_UP });
     const warmUntil = Date.now() + 30_000;
     while (callbacks.delivered.length < WARM_UP && Date.now() < warmUntil) await sleep(100);
-    const count = async (where: ReturnType<typeof sql>) =>
-      Number((await db.query(sql`SELECT count(*)::int AS n FROM sms_messages WHERE ${where}`))[0]?.n ?? 0);
+    let benchQueries = 0;
+    const count = async (where: ReturnType<typeof sql>) => {
+      benchQueries++;
+      return Number(
+        (await db.query(sql`SELECT count(*)::int AS n FROM sms_messages WHERE ${where}`))[0]?.n ?? 0,
+      );
+    };
+    // Transactions committed in the server's database (its own writes and reads, and these counts).
+    const commits = async () => {
+      benchQueries++;
+      const [row] = await db.query(
+        sql`SELECT xact_commit::bigint AS n FROM pg_stat_database WHERE datname = current_database()`,
+      );
+      return Number(row?.n ?? 0);
+    };
     const warm = await count(sql`true`);
     callbacks.reset();
     smsc.maxOutstanding = 0;
     const submits0 = smsc.submits().length;
+    await sleep(1000); // backends report their commits when idle, at most once a second
+    const xact0 = await commits();
+    const queries0 = benchQueries;
+    const benchCpu0 = process.cpuUsage();
     const cpu0 = cpuSeconds(pid);
     const sched0 = schedSeconds(pid);
     const t0 = Date.now();
@@ -153,6 +174,7 @@ async function main() {
       connections,
       duration,
       workers: 1,
+      ...(rate > 0 ? { overallRate: rate } : {}),
     });
     const tLoad = Date.now();
     // Every message the server accepted in the run (autocannon does not count answers in flight at its stop).
@@ -163,6 +185,8 @@ async function main() {
       accepted = (await count(sql`true`)) - warm;
     }
     const cpu = cpuSeconds(pid) - cpu0;
+    const benchCpuUs = process.cpuUsage(benchCpu0);
+    const benchCpu = (benchCpuUs.user + benchCpuUs.system) / 1e6;
     const sched1 = schedSeconds(pid);
     const wall = (Date.now() - t0) / 1000;
     const submits = smsc.received.filter((x) => x.command === 'submit_sm').slice(submits0);
@@ -172,6 +196,9 @@ async function main() {
     const delivered = (await count(sql`status = 'delivered'`)) - warm;
     const pending = await count(sql`status IN ('queued', 'sending', 'sent')`);
     const failed = await count(sql`status IN ('failed', 'undelivered')`);
+    await sleep(1500);
+    const queries = benchQueries - queries0 + 1;
+    const xact = (await commits()) - xact0 - queries;
     const rawAfter = await rawSmppRate(RAW_N, RAW_WINDOW);
 
     const apiRate = accepted / ((tLoad - t0) / 1000);
@@ -182,7 +209,7 @@ async function main() {
     const n0 = (x: number) => x.toFixed(0);
     console.log(
       `bench:sms — node ${process.version}, server pid ${pid}, ${connections} connections, ${duration} s, ` +
-        `${binds} bind(s) at window ${window}`,
+        `${binds} bind(s) at window ${window}${rate > 0 ? `, offered ${rate} msg/s` : ''}`,
     );
     console.log(
       `API: ${accepted} accepted (${r.non2xx} non-2xx, ${r.errors} errors), ${n0(apiRate)} msg/s, ` +
@@ -204,6 +231,14 @@ async function main() {
     console.log(
       `server CPU: ${((1000 * cpu) / Math.max(1, accepted)).toFixed(3)} ms per message (${cpu.toFixed(1)} s for the run and its receipts; ` +
         `${n0(accepted / Math.max(0.001, cpu))} msg/s per core-second, what the server would do with a core of its own)`,
+    );
+    console.log(
+      `Postgres: ${xact} transactions for ${accepted} messages, ${(xact / Math.max(1, accepted)).toFixed(3)} per message ` +
+        `(this bench's own ${queries} counting queries left out)`,
+    );
+    console.log(
+      `bench process (load generator thread, SMSC sink, callback server): ${benchCpu.toFixed(1)} s CPU, ` +
+        `${((1000 * benchCpu) / Math.max(1, accepted)).toFixed(3)} ms per message, ${((100 * benchCpu) / wall).toFixed(0)} % of a core`,
     );
     console.log(
       `server event loop over ${wall.toFixed(1)} s: ran ${(sched1.run - sched0.run).toFixed(1)} s, ` +

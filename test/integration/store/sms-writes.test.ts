@@ -3,7 +3,7 @@
  * a batch lands on its own row, one bad row fails only its own request, and submit attempts and
  * status transitions of many messages at once are all recorded.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newSid, SidPrefix } from '../../../src/ids.js';
 import { type Db, openDb } from '../../../src/store/postgres/db.js';
 import { PgSmsStore } from '../../../src/store/postgres/sms-repository.js';
@@ -112,5 +112,35 @@ describe('SMS record writes in batches', () => {
     const statuses = await Promise.all(many.map(async (m) => (await store.getAnyAccount(m.sid))?.status));
     expect(statuses.filter((s) => s === SmsStatus.Sent)).toHaveLength(49);
     expect(statuses[7]).toBe(SmsStatus.Sending);
+  });
+
+  it('inserts, submit attempts and transitions asked for together go in one transaction', async () => {
+    const sent = Array.from({ length: 40 }, (_, i) => message(`mixed sent ${i}`));
+    const attempted = Array.from({ length: 40 }, (_, i) => message(`mixed attempt ${i}`));
+    await Promise.all([...sent, ...attempted].map((m) => store.insert(m)));
+    const fresh = Array.from({ length: 40 }, (_, i) => message(`mixed new ${i}`));
+    const statements = vi.spyOn(db, 'query');
+    const [changed] = await Promise.all([
+      Promise.all(
+        sent.map((m, i) =>
+          store.transition({
+            sid: m.sid,
+            from: [SmsStatus.Sending],
+            to: SmsStatus.Sent,
+            providerIds: [`mixed-${i}`],
+          }),
+        ),
+      ),
+      Promise.all(attempted.map((m) => store.markSubmitAttempted(m.sid))),
+      Promise.all(fresh.map((m) => store.insert(m))),
+    ]);
+    // 120 writes in three statements: the first two leave alone (two batches may be in flight), the
+    // other 118 queue behind them and go together.
+    expect(statements).toHaveBeenCalledTimes(3);
+    statements.mockRestore();
+    expect(changed.every((m) => m?.status === SmsStatus.Sent)).toBe(true);
+    for (const m of attempted) expect((await store.getAnyAccount(m.sid))?.submitAttempted).toBe(true);
+    for (const m of fresh) expect((await store.getAnyAccount(m.sid))?.body).toBe(m.body);
+    expect((await store.findByProviderId('mixed-7'))?.message.sid).toBe(sent[7]!.sid);
   });
 });

@@ -47,4 +47,23 @@ describe('GroupCommit', () => {
     expect(results[0]).toEqual({ status: 'fulfilled', value: 0 });
     expect(results[13]?.status).toBe('rejected');
   });
+
+  it('with keyOf, puts at most one item per key in a batch; the others go in later batches in order', async () => {
+    const batches: string[][] = [];
+    const gc = new GroupCommit<string, string>(
+      async (items) => {
+        batches.push(items);
+        await new Promise((r) => setTimeout(r, 1));
+        return items;
+      },
+      1,
+      10,
+      (item) => item.split(':')[0] ?? '',
+    );
+    const busy = gc.add('z:0');
+    const results = Promise.all(['a:1', 'b:1', 'a:2', 'c:1', 'a:3', 'b:2'].map((i) => gc.add(i)));
+    await busy;
+    await expect(results).resolves.toEqual(['a:1', 'b:1', 'a:2', 'c:1', 'a:3', 'b:2']);
+    expect(batches).toEqual([['z:0'], ['a:1', 'b:1', 'c:1'], ['a:2', 'b:2'], ['a:3']]);
+  });
 });
