@@ -37,14 +37,21 @@ interface Leg {
   close(): Promise<void>;
 }
 
-/** 50 frames (1 s) of a tone, Opus-encoded once at 48 kHz as a browser would send it. */
+/**
+ * 50 frames (1 s) of a tone, Opus-encoded once as a browser sends it. Our answer carries
+ * maxplaybackrate=8000, after which Chromium sends SILK narrowband (seen: TOC config 1), so the
+ * far end encodes narrowband; BENCH_OPUS_FULLBAND=1 sends full-band frames (Chromium without that
+ * parameter: hybrid and CELT at 48 kHz), as the benchmark did before.
+ */
 const opusFrames = ((): Buffer[] => {
-  const enc = new OpusCodec(48000);
+  const rate = process.env.BENCH_OPUS_FULLBAND ? 48000 : 8000;
+  const n = rate / 50;
+  const enc = new OpusCodec(rate);
   const frames: Buffer[] = [];
   for (let f = 0; f < 50; f++) {
-    const pcm = new Int16Array(960);
-    for (let i = 0; i < 960; i++)
-      pcm[i] = Math.round(6000 * Math.sin((2 * Math.PI * 350 * (f * 960 + i)) / 48000));
+    const pcm = new Int16Array(n);
+    for (let i = 0; i < n; i++)
+      pcm[i] = Math.round(6000 * Math.sin((2 * Math.PI * 350 * (f * n + i)) / rate));
     frames.push(Buffer.from(enc.encode(pcm)));
   }
   enc.close();
