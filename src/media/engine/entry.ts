@@ -7,6 +7,7 @@ import { createSecureContext, rootCertificates } from 'node:tls';
 import { createLogger } from '../../logger.js';
 import type { EngineCommand, EngineMessage } from '../ipc.js';
 import { Engine } from './engine.js';
+import { opusBackend } from './webrtc/opus.js';
 
 let engine: Engine | null = null;
 
@@ -52,8 +53,15 @@ function onCommand(cmd: EngineCommand): void {
     const logger = createLogger(cmd.settings.logLevel, 'media-engine');
     engine = new Engine(cmd.settings, send, logger);
     warmUp();
+    // Chosen (and the addon loaded) before the clock starts, not on the first WebRTC leg.
+    const opus = opusBackend();
     engine.start();
-    logger.info({ pid: process.pid, rtpHost: cmd.settings.rtpHost }, 'media engine started');
+    logger.info(
+      { pid: process.pid, rtpHost: cmd.settings.rtpHost, opus: opus.backend.name },
+      'media engine started',
+    );
+    if (opus.fallbackReason)
+      logger.warn({ reason: opus.fallbackReason }, 'native Opus not loaded: using WebAssembly');
     send({ kind: 'ready' });
     return;
   }

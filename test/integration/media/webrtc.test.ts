@@ -43,6 +43,8 @@ describe('WebRTC endpoints', () => {
     expect(answer).toContain('a=mid:0');
     expect(answer).toContain('a=rtcp-mux');
     expect(answer).toMatch(/^a=rtpmap:110 telephone-event\/48000$/m);
+    // We play and record 8 kHz: the browser is told not to send (or expect) more than narrowband.
+    expect(answer).toMatch(/^a=fmtp:111 .*maxplaybackrate=8000/m);
     expect(answer).toMatch(/^a=candidate:\S+ 1 udp \d+ 127\.0\.0\.1 \d+ typ host/m);
 
     t.engine.play('wr-play', 'p1', { kind: 'tone', frequencyHz: 700, ms: 3000 });

@@ -7,7 +7,7 @@ import { RTCPeerConnection, RTCRtpCodecParameters, type RTCRtpTransceiver, RtpHe
 import type { Codec } from '../../port.js';
 import type { WebRtcCodecName } from '../../settings.js';
 import type { RtpPacket as Packet } from '../rtp.js';
-import { finishCandidates, makePassive, negotiatedMedia, type WebRtcMedia } from './sdp.js';
+import { finishCandidates, makePassive, narrowbandOpus, negotiatedMedia, type WebRtcMedia } from './sdp.js';
 import type { SrtpLink } from './webrtc-endpoint.js';
 
 /** How long ICE gathering (host candidates only) may take before we answer anyway. */
@@ -171,7 +171,7 @@ export class WebRtcPeer implements SrtpLink {
       publicAddresses: this.opts.publicAddresses,
     });
     this.port = finished.port;
-    return finished.sdp;
+    return narrowbandOpus(finished.sdp);
   }
 
   get connected(): boolean {

@@ -82,6 +82,48 @@ export function finishCandidates(sdp: string, where: CandidateAddresses): { sdp:
   return { sdp: finished.join(eol) + eol, port };
 }
 
+/** What our Opus receives and sends at most: the engine plays and records 8 kHz. */
+const NARROWBAND = { maxplaybackrate: '8000', 'sprop-maxcapturerate': '8000' } as const;
+
+/**
+ * Marks every Opus payload type of our description narrowband (RFC 7587 §6.1): the engine plays and
+ * records 8 kHz, so audio above 4 kHz would be decoded only to be thrown away. `maxplaybackrate`
+ * makes a browser encode narrowband (libwebrtc caps its encoder's bandwidth, and its bitrate with
+ * it), which costs us about a third as much to decode as full-band; `sprop-maxcapturerate` says
+ * that what we send is narrowband too. werift copies the offer's Opus parameters into its answer,
+ * hence a rewrite of the text rather than codec parameters.
+ */
+export function narrowbandOpus(sdp: string): string {
+  const eol = sdp.includes('\r\n') ? '\r\n' : '\n';
+  const lines = sdp.split(/\r?\n/);
+  const opus = new Set<string>();
+  for (const l of lines) {
+    const m = /^a=rtpmap:(\d+) opus\/48000/i.exec(l);
+    if (m) opus.add(m[1]!);
+  }
+  const withFmtp = new Set<string>();
+  const out = lines.map((l) => {
+    const m = /^a=fmtp:(\d+) (.*)$/.exec(l);
+    if (!m || !opus.has(m[1]!)) return l;
+    withFmtp.add(m[1]!);
+    const params = m[2]!
+      .split(';')
+      .map((p) => p.trim())
+      .filter((p) => p !== '' && !(p.split('=')[0]!.toLowerCase() in NARROWBAND));
+    for (const [k, v] of Object.entries(NARROWBAND)) params.push(`${k}=${v}`);
+    return `a=fmtp:${m[1]} ${params.join(';')}`;
+  });
+  const narrowband = Object.entries(NARROWBAND)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(';');
+  for (const pt of opus) {
+    if (withFmtp.has(pt)) continue;
+    const at = out.findIndex((l) => l.startsWith(`a=rtpmap:${pt} `));
+    out.splice(at + 1, 0, `a=fmtp:${pt} ${narrowband}`);
+  }
+  return out.join(eol);
+}
+
 /** An audio codec of ours as werift names it. */
 export type WebRtcCodec = 'opus' | 'PCMU' | 'PCMA';
 

@@ -3,6 +3,7 @@ import {
   finishCandidates,
   isWebRtcSdp,
   makePassive,
+  narrowbandOpus,
   negotiatedMedia,
 } from '../../../../src/media/engine/webrtc/sdp.js';
 
@@ -39,6 +40,26 @@ describe('WebRTC SDP', () => {
     expect(isWebRtcSdp(browserOffer.replace(/a=fingerprint:.*\r\n/, ''))).toBe(false);
     expect(isWebRtcSdp(browserOffer.replace(/a=ice-pwd:.*\r\n/, ''))).toBe(false);
     expect(isWebRtcSdp('garbage')).toBe(false);
+  });
+
+  it('marks Opus narrowband, keeping the other parameters and adding an fmtp line where there is none', () => {
+    expect(narrowbandOpus(browserOffer)).toContain(
+      'a=rtpmap:111 opus/48000/2\r\na=fmtp:111 maxplaybackrate=8000;sprop-maxcapturerate=8000\r\na=rtpmap:63 ',
+    );
+    const withFmtp = browserOffer.replace(
+      'a=rtpmap:111 opus/48000/2\r\n',
+      'a=rtpmap:111 opus/48000/2\r\na=fmtp:111 minptime=10;maxplaybackrate=48000;useinbandfec=1\r\n',
+    );
+    const marked = narrowbandOpus(withFmtp);
+    expect(marked).toContain(
+      'a=fmtp:111 minptime=10;useinbandfec=1;maxplaybackrate=8000;sprop-maxcapturerate=8000\r\n',
+    );
+    expect(marked.split('\r\n').length).toBe(withFmtp.split('\r\n').length);
+    expect(narrowbandOpus(marked)).toBe(marked);
+    // Other codecs' parameters are left alone.
+    expect(narrowbandOpus('a=rtpmap:0 PCMU/8000\na=fmtp:0 maxplaybackrate=48000\n')).toContain(
+      'a=fmtp:0 maxplaybackrate=48000',
+    );
   });
 
   it('answers DTLS passive', () => {
