@@ -158,11 +158,15 @@ export class RemoteConferences {
         this.renewal = null;
       }
       // Marked ended before the claim goes: a survivor that sees the claim gone finds the mark.
+      const sid = e.conference.sid;
       const done = this.d.owners
-        .markEnded(e.conference.sid)
-        // A new conference of the room may have started here meanwhile: it keeps the claim.
-        .then(() => (current && !this.owned.has(room) ? this.d.owners.release(room, this.d.self) : undefined))
-        .then(() => this.d.owners.forget(e.conference.sid))
+        .markEnded(sid)
+        .then(async (marked) => {
+          // A new conference of the room may have started here meanwhile: it keeps the claim.
+          if (current && !this.owned.has(room)) await this.d.owners.release(room, this.d.self);
+          // A survivor that marked it first (this node's renewals came late) still reads the note.
+          await (marked ? this.d.owners.forget(sid) : this.d.owners.unlist(sid));
+        })
         .catch((err) =>
           this.d.logger.warn({ err, conferenceSid: e.conference.sid }, 'room claim not released'),
         );
