@@ -40,7 +40,8 @@ beforeAll(async () => {
   hooks.script('/after', xml('<Hangup/>'));
   hooks.script('/status', { status: 204 });
   hooks.script('/confcb', { status: 204 });
-}, 60_000);
+  // A child server's start-up takes many times its few seconds of CPU on a loaded machine.
+}, 150_000);
 afterAll(async () => {
   if (a && a.child.exitCode === null && a.child.signalCode === null) a.child.kill('SIGKILL');
   await hooks?.close();

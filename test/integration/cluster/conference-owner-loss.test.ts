@@ -37,7 +37,7 @@ afterAll(async () => {
   await b?.dispose();
 });
 
-/** Another node in its own process. */
+/** Another node in its own process (its start-up alone may take a minute on a loaded machine). */
 async function node(env: Record<string, string> = {}): Promise<ServerProcess> {
   const n = await startServerProcess(b.ns, {
     entry: 'src',
@@ -177,7 +177,7 @@ describe('a conference whose owner goes away', () => {
       for (const c of callers) c.kill();
       a.child.kill('SIGKILL');
     }
-  }, 120_000);
+  }, 180_000);
 
   it('owner killed with only its own callers in the room: a survivor ends it, once', async () => {
     const [a, c] = await Promise.all([node(), node()]);
@@ -214,7 +214,7 @@ describe('a conference whose owner goes away', () => {
       for (const x of callers) x.kill();
       c.child.kill('SIGKILL');
     }
-  }, 120_000);
+  }, 180_000);
 
   it('owner draining: the room runs while its call lives, then ends; the other node’s Dial goes on', async () => {
     // The drain ends on the owner's last call; the timeout is only a bound.
@@ -274,5 +274,5 @@ describe('a conference whose owner goes away', () => {
     } finally {
       for (const x of callers) x.kill();
     }
-  }, 120_000);
+  }, 180_000);
 });
