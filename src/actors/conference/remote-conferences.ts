@@ -329,10 +329,12 @@ export class RemoteConferences {
       if (r.outcome === 'moved') return 'moved';
       if (r?.outcome !== 'joined' || typeof r.sdp !== 'string') return 'failed';
       seated = true;
-      if (!(await this.steps.apply(relay, r.sdp, signal))) return 'gone';
-      this.d.media.bridge(endpointId, relay);
+      // Known as soon as the owner seated it (the owner lists it from then on): a Mute meanwhile
+      // reaches the owner and the Call resource shows the conference, as the owner's listing does.
       const conferenceSid = r.conferenceSid ?? '';
       away.conferenceSid = conferenceSid;
+      if (!(await this.steps.apply(relay, r.sdp, signal))) return 'gone';
+      this.d.media.bridge(endpointId, relay);
       const over = AbortSignal.any([signal, stop.signal]);
       return await Promise.race([
         ownerSaysLeft,
