@@ -238,7 +238,7 @@ describe('a conference whose owner goes away', () => {
       const draining = await until(
         async () => (await fetch(`${a.base}/ready`)).status,
         (s) => s === 503,
-        5000,
+        15_000,
       );
       expect(draining).toBe(503);
       // Still running, both callers in it, while A's own call lives.
