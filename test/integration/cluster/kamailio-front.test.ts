@@ -37,14 +37,15 @@ async function node(): Promise<ServerProcess> {
   return n;
 }
 
-async function frontFor(ns: readonly ServerProcess[]): Promise<Kamailio> {
+/** A front for `ns`; `frTimerMs` is how long it waits for a node's first reply before the next node. */
+async function frontFor(ns: readonly ServerProcess[], frTimerMs: number): Promise<Kamailio> {
   await front?.stop();
   front = await startKamailio({
     host: FRONT,
     port: await freePort(FRONT),
     nodes: ns.map((n) => `127.0.0.1:${n.sipPort}`),
     pingIntervalSeconds: 1,
-    frTimerMs: 1000,
+    frTimerMs,
   });
   // Both nodes answered a probe: the front uses them all.
   await new Promise((r) => setTimeout(r, 1500));
@@ -96,7 +97,9 @@ describe('Kamailio in front of two nodes', () => {
       VoiceUrl: `${hooks.origin}/hold`,
     });
     expect(created.status).toBe(201);
-    const k = await frontFor([a, b]);
+    // A draining node refuses at once (503), so the failover timer is not what this test is about:
+    // a long one keeps a node slowed by a loaded machine from being taken for a dead one.
+    const k = await frontFor([a, b], 5000);
     const run = load(k, 60, 10);
     await new Promise((r) => setTimeout(r, 2500));
     a.child.kill('SIGTERM');
@@ -109,7 +112,7 @@ describe('Kamailio in front of two nodes', () => {
   it('SIGKILL of a node under load: the front fails over, the dead node’s calls end on the survivor', async () => {
     const b = survivor as ServerProcess;
     const c = await node();
-    const k = await frontFor([b, c]);
+    const k = await frontFor([b, c], 1000);
     const run = load(k, 60, 10);
     await new Promise((r) => setTimeout(r, 2500));
     c.child.kill('SIGKILL');
