@@ -111,6 +111,12 @@ function dial(sipPort: number, number: string, localIp: string): Promise<SippPro
   });
 }
 
+/** The caller's sipp ended its scenario (its error log, else its stderr, says why not). */
+async function endsCleanly(caller: SippProcess): Promise<void> {
+  const r = await caller.done;
+  expect(r.code, r.errors || r.stderr).toBe(0);
+}
+
 /** The conference status callbacks of conference `sid`, by event name. */
 function callbacksOf(sid: string) {
   return hooks
@@ -172,7 +178,7 @@ describe('a conference whose owner goes away', () => {
       expect(
         (await b.request('POST', `${r.base}/${cf}.json`, { form: { Status: 'completed' } })).status,
       ).toBe(200);
-      for (const c of callers) expect((await c.done).code).toBe(0);
+      for (const c of callers) await endsCleanly(c);
     } finally {
       for (const c of callers) c.kill();
       a.child.kill('SIGKILL');
@@ -209,7 +215,7 @@ describe('a conference whose owner goes away', () => {
       expect(done).toMatchObject({ status: 'COMPLETED', reason_conference_ended: 'node-stopped' });
       await endedOnce(cf);
       // A's callers are ended by call recovery, as any call of a dead node.
-      for (const x of callers) expect((await x.done).code).toBe(0);
+      for (const x of callers) await endsCleanly(x);
     } finally {
       for (const x of callers) x.kill();
       c.child.kill('SIGKILL');
@@ -253,7 +259,7 @@ describe('a conference whose owner goes away', () => {
         body: new URLSearchParams({ Status: 'completed' }).toString(),
       });
       expect(hangUp.status).toBe(200);
-      expect((await callers[0]!.done).code).toBe(0);
+      await endsCleanly(callers[0]!);
       const [code] = await exited;
       expect(code).toBe(0);
       const done = await until(
@@ -262,7 +268,7 @@ describe('a conference whose owner goes away', () => {
         15_000,
       );
       expect(done).toMatchObject({ status: 'COMPLETED', reason_conference_ended: 'node-stopped' });
-      expect((await callers[1]!.done).code).toBe(0);
+      await endsCleanly(callers[1]!);
       expect(r.actions()).toContain(onB);
       await endedOnce(cf);
       // The owner ended it itself: B's caller was sent out of the room before its end.
