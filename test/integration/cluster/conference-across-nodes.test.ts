@@ -74,7 +74,7 @@ async function dial(sipPort: number, number: string, localIp: string, peer: RtpP
     localIp,
     keys: { rtp_ip: peer.address, rtp_port: String(peer.port) },
     extra: ['-mi', localIp, '-mp', String(await freePort(localIp))],
-    timeoutSeconds: 90,
+    timeoutSeconds: 150,
   });
 }
 
@@ -256,7 +256,7 @@ describe('a conference across two nodes', () => {
             localIp,
             keys: { rtp_ip: p.address, rtp_port: String(p.port) },
             extra: ['-mi', localIp, '-mp', String(await freePort(localIp))],
-            timeoutSeconds: 90,
+            timeoutSeconds: 150,
           }),
         );
         await until(participants, (l) => l.length === i + 1, 15_000);
