@@ -29,6 +29,9 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     logger.fatal({ err: e }, 'start-up failed');
+    // One line whatever the log level (a port already taken, a migration failing): the reason a
+    // supervisor or a test sees without turning logging on.
+    process.stderr.write(`switchboard: start-up failed: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);
   }
   let stopping = false;

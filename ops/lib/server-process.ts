@@ -10,6 +10,13 @@ import { spawned } from './tools.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
+/**
+ * How long a process may take to answer. Its start-up costs about 3 s of CPU under tsx (module
+ * loading, its media engine's too), which takes many times longer on a machine loaded by parallel
+ * test files: the bound is for a process that will never answer, not a guess at a slow one.
+ */
+const START_TIMEOUT_MS = 90_000;
+
 export interface ServerProcess {
   readonly child: ChildProcess;
   readonly httpPort: number;
@@ -39,6 +46,8 @@ export async function startServerProcess(
     readonly nodeArgs?: readonly string[];
     readonly env?: Readonly<Record<string, string>>;
     readonly stdio?: StdioOptions;
+    /** How long to wait for the API to answer; default START_TIMEOUT_MS. */
+    readonly startTimeoutMs?: number;
   },
 ): Promise<ServerProcess> {
   const host = opts.host ?? '127.0.0.1';
@@ -65,7 +74,8 @@ export async function startServerProcess(
   });
   await spawned(child, 'node');
   const auth = `Basic ${Buffer.from(`${opts.admin.email}:${opts.admin.password}`).toString('base64')}`;
-  for (let i = 0; i < 150 && child.exitCode === null; i++) {
+  const deadline = Date.now() + (opts.startTimeoutMs ?? START_TIMEOUT_MS);
+  while (child.exitCode === null && child.signalCode === null && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 200));
     try {
       const r = await fetch(`${base}/2012-04-24/Accounts/${encodeURIComponent(opts.admin.email)}.json`, {
@@ -76,6 +86,11 @@ export async function startServerProcess(
       // not listening yet
     }
   }
-  if (child.exitCode === null && child.pid) process.kill(child.pid, 'SIGTERM');
-  throw new Error(`server process did not start (exit code ${child.exitCode})`);
+  const exited = child.exitCode !== null || child.signalCode !== null;
+  if (!exited && child.pid) process.kill(child.pid, 'SIGTERM');
+  throw new Error(
+    exited
+      ? `server process did not start (exit ${child.exitCode ?? child.signalCode}; its stderr says why)`
+      : `server process did not answer within ${opts.startTimeoutMs ?? START_TIMEOUT_MS} ms`,
+  );
 }

@@ -48,6 +48,14 @@ export interface ConferenceOwnerStore {
   endingOf(sid: string): Promise<ConferenceEnding | null>;
   /** Up to `limit` conferences whose location ran out before `now` (epoch ms) without being forgotten. */
   expired(now: number, limit: number): Promise<string[]>;
-  /** Drops conference `sid` from the live list and its ending note (it has ended). */
+  /**
+   * Drops conference `sid` from the live list and its ending note: by the node that ended it (the
+   * one whose `markEnded` won), once it no longer needs the note.
+   */
   forget(sid: string): Promise<void>;
+  /**
+   * Drops conference `sid` from the live list only: by a node that found it already ended by
+   * another, which may still be reading the note to send the `conference-end`.
+   */
+  unlist(sid: string): Promise<void>;
 }

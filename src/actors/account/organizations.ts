@@ -56,9 +56,11 @@ export class Organizations {
     try {
       await this.records.store.insertOrganization(org);
       this.forgetMisses();
-      this.forgetMisses();
       return org;
     } catch (e) {
+      // Another node created it meanwhile (nodes starting together): the miss cached by the look-up
+      // above would hide it from the look-up below.
+      this.forgetMisses();
       const raced = await this.get(domain);
       if (!raced) throw e;
       return raced;

@@ -22,10 +22,15 @@ export interface OrphanConferencesDeps {
 }
 
 export class OrphanConferences {
+  /** A sweep is running: a slow one (a loaded node) is not overlapped by the next round. */
+  private sweeping = false;
+
   constructor(private readonly d: OrphanConferencesDeps) {}
 
   /** Ends the conferences whose owner stopped renewing their location, except this node's own. */
   async sweep(mine: ReadonlySet<string>): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
     try {
       for (const sid of await this.d.owners.expired(Date.now(), SWEEP_BATCH)) {
         // Ours (a renewal came late), or renewed meanwhile: still live.
@@ -34,37 +39,45 @@ export class OrphanConferences {
       }
     } catch (err) {
       this.d.logger.warn({ err }, 'conferences of dead nodes not swept');
+    } finally {
+      this.sweeping = false;
     }
   }
 
-  /** Ends conference `sid` whose owner died, if no node (nor the owner) has yet. */
+  /**
+   * Ends conference `sid` whose owner died, if no node (nor the owner) has yet. The node that
+   * marks the end reads the owner's note and forgets the conference; any other only drops it from
+   * the live list, never the note the ender may still be reading.
+   */
   async end(sid: string): Promise<void> {
-    if (await this.d.owners.markEnded(sid)) {
-      const at = Date.now();
-      this.d.logger.warn({ conferenceSid: sid }, 'conference of a node that died: ended');
-      await this.d.completeRecord(sid, new Date(at));
-      const ending = await this.d.owners.endingOf(sid);
-      const cb = ending?.statusCallback;
-      if (ending && cb?.events.includes('end') && (cb.method === 'GET' || cb.method === 'POST')) {
-        const params = conferenceCallbackParams(
-          {
-            sid,
-            accountSid: ending.accountSid,
-            friendlyName: ending.friendlyName,
-            endReason: ConferenceEndReason.NodeStopped,
-            callSidEnding: null,
-          },
-          'conference-end',
-          ending.sequence + 1,
-          at,
-          null,
+    if (!(await this.d.owners.markEnded(sid))) {
+      await this.d.owners.unlist(sid);
+      return;
+    }
+    const at = Date.now();
+    this.d.logger.warn({ conferenceSid: sid }, 'conference of a node that died: ended');
+    await this.d.completeRecord(sid, new Date(at));
+    const ending = await this.d.owners.endingOf(sid);
+    const cb = ending?.statusCallback;
+    if (ending && cb?.events.includes('end') && (cb.method === 'GET' || cb.method === 'POST')) {
+      const params = conferenceCallbackParams(
+        {
+          sid,
+          accountSid: ending.accountSid,
+          friendlyName: ending.friendlyName,
+          endReason: ConferenceEndReason.NodeStopped,
+          callSidEnding: null,
+        },
+        'conference-end',
+        ending.sequence + 1,
+        at,
+        null,
+      );
+      await this.d
+        .sendCallback(ending.accountSid, sid, cb.url, cb.method, params)
+        .catch((err) =>
+          this.d.logger.warn({ err, conferenceSid: sid }, 'conference status callback not sent'),
         );
-        await this.d
-          .sendCallback(ending.accountSid, sid, cb.url, cb.method, params)
-          .catch((err) =>
-            this.d.logger.warn({ err, conferenceSid: sid }, 'conference status callback not sent'),
-          );
-      }
     }
     await this.d.owners.forget(sid);
   }

@@ -158,11 +158,15 @@ export class RemoteConferences {
         this.renewal = null;
       }
       // Marked ended before the claim goes: a survivor that sees the claim gone finds the mark.
+      const sid = e.conference.sid;
       const done = this.d.owners
-        .markEnded(e.conference.sid)
-        // A new conference of the room may have started here meanwhile: it keeps the claim.
-        .then(() => (current && !this.owned.has(room) ? this.d.owners.release(room, this.d.self) : undefined))
-        .then(() => this.d.owners.forget(e.conference.sid))
+        .markEnded(sid)
+        .then(async (marked) => {
+          // A new conference of the room may have started here meanwhile: it keeps the claim.
+          if (current && !this.owned.has(room)) await this.d.owners.release(room, this.d.self);
+          // A survivor that marked it first (this node's renewals came late) still reads the note.
+          await (marked ? this.d.owners.forget(sid) : this.d.owners.unlist(sid));
+        })
         .catch((err) =>
           this.d.logger.warn({ err, conferenceSid: e.conference.sid }, 'room claim not released'),
         );
@@ -325,10 +329,12 @@ export class RemoteConferences {
       if (r.outcome === 'moved') return 'moved';
       if (r?.outcome !== 'joined' || typeof r.sdp !== 'string') return 'failed';
       seated = true;
-      if (!(await this.steps.apply(relay, r.sdp, signal))) return 'gone';
-      this.d.media.bridge(endpointId, relay);
+      // Known as soon as the owner seated it (the owner lists it from then on): a Mute meanwhile
+      // reaches the owner and the Call resource shows the conference, as the owner's listing does.
       const conferenceSid = r.conferenceSid ?? '';
       away.conferenceSid = conferenceSid;
+      if (!(await this.steps.apply(relay, r.sdp, signal))) return 'gone';
+      this.d.media.bridge(endpointId, relay);
       const over = AbortSignal.any([signal, stop.signal]);
       return await Promise.race([
         ownerSaysLeft,

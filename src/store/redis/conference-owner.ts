@@ -105,6 +105,10 @@ export class RedisConferenceOwners implements ConferenceOwnerStore {
     });
   }
 
+  async unlist(sid: string): Promise<void> {
+    await this.redis.zRem(this.keys.conferencesLive(), sid);
+  }
+
   async forget(sid: string): Promise<void> {
     await Promise.all([
       this.redis.zRem(this.keys.conferencesLive(), sid),

@@ -84,7 +84,8 @@ beforeAll(async () => {
   expect(binding?.flow).toMatchObject({ protocol: 'TCP', node: { address: '127.0.0.1', port: aPort } });
   expect(b.server.sip!.flows.isLocal(binding!.flow)).toBe(false);
   expect(a.server.sip!.flows.isLocal(binding!.flow)).toBe(true);
-}, 30_000);
+  // Two servers (a fresh database's migrations), a phone: far longer than a test on a loaded machine.
+}, 90_000);
 afterAll(async () => {
   await phone?.stop();
   await hooks?.close();

@@ -168,6 +168,10 @@ describe.each([
     // A renewal puts it back among the live ones.
     await owners.locate('CFshort', 'node-a', 'ACx:a', 60_000);
     expect(await owners.expired(Date.now(), 10)).toEqual([]);
+    // Unlisted by a node that found it ended by another: the ender still reads the note.
+    await owners.unlist('CFshort');
+    expect(await owners.expired(Date.now() + 120_000, 100)).not.toContain('CFshort');
+    expect(await owners.endingOf('CFshort')).toEqual(ending);
     await owners.forget('CFshort');
     await owners.forget('CFlong');
     expect(await owners.endingOf('CFshort')).toBeNull();
