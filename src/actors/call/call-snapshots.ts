@@ -43,24 +43,60 @@ export function storable(persisted: unknown): unknown {
 /** The snapshot observer; `adopt` marks a call restored here (its stored snapshot is deleted at its end). */
 export type SnapshotWriter = CallObserver & { adopt(sid: string): void };
 
+/**
+ * Snapshot writes and deletes of this long go to Redis together (one socket write for the window's
+ * SETs and DELs instead of one each). A node that dies within the window loses the newest
+ * snapshots, as it loses the writes in flight: those calls are closed by the claim sweep instead.
+ */
+export const SNAPSHOT_FLUSH_MS = 20;
+
 export function snapshotWriter(
   store: SnapshotStore,
   persistedOf: (sid: string) => unknown | null,
   logger: Logger,
+  flushMs = SNAPSHOT_FLUSH_MS,
 ): SnapshotWriter {
   /** Calls with a snapshot stored: only those need a delete. */
   const written = new Set<string>();
+  /** Calls whose snapshot is written at the next flush (as it is then: the newest state). */
+  const due = new Set<string>();
+  /** Calls whose stored snapshot is deleted at the next flush. */
+  const ended = new Set<string>();
+  let timer: NodeJS.Timeout | null = null;
+  const flush = () => {
+    timer = null;
+    for (const sid of ended) store.delete('call', sid).catch(() => {});
+    ended.clear();
+    for (const sid of due) {
+      const persisted = persistedOf(sid);
+      if (persisted === null) continue;
+      written.add(sid);
+      store.save('call', sid, storable(persisted), SNAPSHOT_TTL_SECONDS).catch((err) => {
+        logger.warn({ err, callSid: sid }, 'call snapshot not saved');
+      });
+    }
+    due.clear();
+  };
+  const schedule = () => {
+    timer ??= setTimeout(flush, flushMs);
+    // Not a reason to keep the process up: what a stopped node has not written is lost anyway.
+    timer.unref();
+  };
   const observe: CallObserver = (e) => {
     const sid = e.call.sid;
-    if (e.type === 'call.ended')
-      return written.delete(sid) ? store.delete('call', sid).catch(() => {}) : undefined;
+    if (e.type === 'call.ended') {
+      // A call that ends before its first write never had its snapshot stored.
+      due.delete(sid);
+      if (written.delete(sid)) {
+        ended.add(sid);
+        schedule();
+      }
+      return undefined;
+    }
     if (!worthWriting(e)) return undefined;
-    const persisted = persistedOf(sid);
-    if (persisted === null) return undefined;
-    written.add(sid);
-    return store.save('call', sid, storable(persisted), SNAPSHOT_TTL_SECONDS).catch((err) => {
-      logger.warn({ err, callSid: sid }, 'call snapshot not saved');
-    });
+    due.add(sid);
+    schedule();
+    return undefined;
   };
   return Object.assign(observe, { adopt: (sid: string) => void written.add(sid) });
 }

@@ -5,10 +5,11 @@
  *
  *   fetching ──ok──▶ executing.next ──end of document──────────────▶ hungUp (final)
  *                                      (a whisper: ──▶ documentEnded (final), the call stays up)
- *      │                 │  ├─ media verb, call not answered ─▶ answering ─▶ running
+ *      │                 │  ├─ media verb, call not answered ─▶ answering ─▶ running.<verb>
+ *      │                 │  ├─ Hangup, Reject (no actor: the outcome is the node's) ─▶ deciding
  *      │                 │  └─ otherwise ─────────────────────────────────▶ running.<verb>
- *      │                 ▼                                                    │ verb done
- *      │            executing.deciding ◀────────────────────────────────────────┘
+ *      │                 ▼                                     │ verb done: "next" ─▶ executing.next
+ *      │            executing.deciding ◀───────────────────────┘ other outcomes
  *      │              ├─ next ─▶ executing.next (index + 1)
  *      │              ├─ fetch (action, Redirect) ─▶ fetching; chain cap reached ─▶ hungUp + Notification
  *      │              ├─ hangup ─▶ hungUp
@@ -81,6 +82,49 @@ type VerbSrc =
 const currentVerb = (context: InterpreterContext): string | null =>
   context.program[context.index]?.verb ?? null;
 
+const recordOutcome = {
+  type: 'recordOutcome',
+  params: ({ event }: { event: { output: VerbOutcome } }) => event.output,
+} as const;
+
+/** The states of the verbs that run as actors, by element name. */
+const VERB_STATES = [
+  ['Say', 'say'],
+  ['Play', 'play'],
+  ['Pause', 'pause'],
+  ['Gather', 'gather'],
+  ['Record', 'record'],
+  ['Dial', 'dial'],
+  ['Redirect', 'redirect'],
+  ['Sms', 'sms'],
+  ['Email', 'email'],
+  ['Refer', 'refer'],
+] as const satisfies ReadonlyArray<readonly [VerbSrc, string]>;
+
+/**
+ * Starts the current verb: `running.<verb>` (entering `running` counts and announces it), or, for
+ * Hangup and Reject, whose outcome is their node's, no actor to start and wait for. Taken straight
+ * from where the verb is reached (`next`, the answer) rather than through a routing state of its own.
+ */
+const startCurrentVerb = (actions: readonly 'markAnswered'[]) =>
+  [
+    {
+      guard: 'isImmediate',
+      target: '#interpreter.executing.deciding',
+      actions: [...actions, 'startVerb', 'emitVerbStarted', 'recordImmediateOutcome', 'emitVerbFinished'],
+    },
+    ...VERB_STATES.map(([verb, state]) => ({
+      guard: { type: 'isVerb' as const, params: { verb } },
+      target: `#interpreter.executing.running.${state}` as const,
+      actions,
+    })),
+    // Not reachable with parser output (it drops what it cannot run); skip defensively.
+    {
+      target: '#interpreter.executing.next',
+      actions: [...actions, 'startVerb', 'emitVerbStarted', 'advance'],
+    },
+  ] as const;
+
 /** Builds the interpreter machine over the process's services (once, at the composition root). */
 export function createInterpreterMachine(services: InterpreterServices) {
   const verbState = <S extends VerbSrc>(src: S) =>
@@ -88,16 +132,19 @@ export function createInterpreterMachine(services: InterpreterServices) {
       invoke: {
         src,
         input: verbInput,
-        onDone: {
-          target: '#interpreter.executing.deciding',
-          actions: [
-            {
-              type: 'recordOutcome',
+        // The common outcome, "next", goes straight to the next verb (what `deciding` would do, one
+        // step fewer: each step of the machine is a snapshot built and thrown away).
+        onDone: [
+          {
+            guard: {
+              type: 'isNext',
               params: ({ event }: { event: { output: VerbOutcome } }) => event.output,
             },
-            'emitVerbFinished',
-          ],
-        },
+            target: '#interpreter.executing.next',
+            actions: [recordOutcome, 'emitVerbFinished', 'advance'],
+          },
+          { target: '#interpreter.executing.deciding', actions: [recordOutcome, 'emitVerbFinished'] },
+        ],
         onError: {
           target: '#interpreter.executing.next',
           actions: ['notifyVerbError', 'emitVerbFinished', 'advance'],
@@ -138,6 +185,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
       needsAnswer: ({ context }) => !context.answered && MEDIA_VERBS.has(currentVerb(context) ?? ''),
       isVerb: ({ context }, params: { verb: VerbSrc }) => currentVerb(context) === params.verb,
       isImmediate: ({ context }) => IMMEDIATE_VERBS.has(currentVerb(context) ?? ''),
+      isNext: (_, outcome: VerbOutcome) => outcome.kind === 'next',
       fetchFailed: (_, output: FetchMarkupOutput) => !output.ok,
       outcomeIs: ({ context }, params: { kind: VerbOutcome['kind'] }) =>
         context.outcome?.kind === params.kind,
@@ -302,43 +350,22 @@ export function createInterpreterMachine(services: InterpreterServices) {
               },
               { guard: 'isEndOfProgram', target: '#interpreter.hungUp' },
               { guard: 'needsAnswer', target: 'answering' },
-              { target: 'running' },
+              ...startCurrentVerb([]),
             ],
           },
           answering: {
             invoke: {
               src: 'answer',
               input: ({ context }) => ({ callSid: context.call.callSid }),
-              onDone: { target: 'running', actions: 'markAnswered' },
+              onDone: startCurrentVerb(['markAnswered']),
               onError: { target: '#interpreter.ended' },
             },
           },
           running: {
             entry: ['startVerb', 'emitVerbStarted'],
-            initial: 'route',
+            // XState asks for one; never used: every transition here names its verb's state.
+            initial: 'say',
             states: {
-              route: {
-                always: [
-                  // Hangup, Reject: the outcome is the node's; no actor to start and wait for.
-                  {
-                    guard: 'isImmediate',
-                    target: '#interpreter.executing.deciding',
-                    actions: ['recordImmediateOutcome', 'emitVerbFinished'],
-                  },
-                  { guard: { type: 'isVerb', params: { verb: 'Say' } }, target: 'say' },
-                  { guard: { type: 'isVerb', params: { verb: 'Play' } }, target: 'play' },
-                  { guard: { type: 'isVerb', params: { verb: 'Pause' } }, target: 'pause' },
-                  { guard: { type: 'isVerb', params: { verb: 'Gather' } }, target: 'gather' },
-                  { guard: { type: 'isVerb', params: { verb: 'Record' } }, target: 'record' },
-                  { guard: { type: 'isVerb', params: { verb: 'Dial' } }, target: 'dial' },
-                  { guard: { type: 'isVerb', params: { verb: 'Redirect' } }, target: 'redirect' },
-                  { guard: { type: 'isVerb', params: { verb: 'Sms' } }, target: 'sms' },
-                  { guard: { type: 'isVerb', params: { verb: 'Email' } }, target: 'email' },
-                  { guard: { type: 'isVerb', params: { verb: 'Refer' } }, target: 'refer' },
-                  // Not reachable with parser output (it drops what it cannot run); skip defensively.
-                  { target: '#interpreter.executing.next', actions: 'advance' },
-                ],
-              },
               say: verbState('Say'),
               play: verbState('Play'),
               pause: verbState('Pause'),

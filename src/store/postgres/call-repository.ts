@@ -85,6 +85,9 @@ interface NewCall {
   readonly opts: { claim?: CallClaim; statusCallback?: StoredStatusCallback | null };
 }
 
+/** How long a progress update waits for others to share its statement (ms). */
+const PATCH_LINGER_MS = 10;
+
 /** Postgres `deadlock_detected`. */
 const DEADLOCK = '40P01';
 
@@ -192,10 +195,16 @@ export class PgCallStore implements CallStore {
     return row ? toCall(row) : null;
   }
 
-  // One batch at a time: two would lock overlapping rows in no set order.
+  // One batch at a time: two would lock overlapping rows in no set order. A call's second patch
+  // waits for the next batch (one UPDATE … FROM applies only one of two rows for the same call).
+  // Progress waits up to PATCH_LINGER_MS for other calls' progress (every call's in one statement
+  // instead of one each; only its callbacks wait for it, not the call).
   readonly #patches = new GroupCommit<{ sid: string; patch: CallProgress }, undefined>(
     (batch) => this.#patchBatch(batch),
     1,
+    500,
+    (p) => p.sid,
+    PATCH_LINGER_MS,
   );
 
   patch(sid: string, patch: CallProgress): Promise<void> {

@@ -1,5 +1,5 @@
 /** GroupCommit: requests arriving while a batch is written go together in the next one. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { GroupCommit } from '../../../../src/store/postgres/group-commit.js';
 
 describe('GroupCommit', () => {
@@ -65,5 +65,37 @@ describe('GroupCommit', () => {
     await busy;
     await expect(results).resolves.toEqual(['a:1', 'b:1', 'a:2', 'c:1', 'a:3', 'b:2']);
     expect(batches).toEqual([['z:0'], ['a:1', 'b:1', 'c:1'], ['a:2', 'b:2'], ['a:3']]);
+  });
+
+  it('with a linger, an idle store waits that long for more requests, and a full batch goes at once', async () => {
+    vi.useFakeTimers();
+    try {
+      const batches: number[][] = [];
+      const gc = new GroupCommit<number, number>(
+        async (items) => {
+          batches.push(items);
+          return items;
+        },
+        1,
+        3,
+        undefined,
+        10,
+      );
+      const first = [gc.add(1), gc.add(2)];
+      await vi.advanceTimersByTimeAsync(9);
+      expect(batches).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(batches).toEqual([[1, 2]]);
+      await expect(Promise.all(first)).resolves.toEqual([1, 2]);
+      const full = [gc.add(3), gc.add(4), gc.add(5)];
+      await vi.advanceTimersByTimeAsync(0);
+      expect(batches).toEqual([
+        [1, 2],
+        [3, 4, 5],
+      ]);
+      await expect(Promise.all(full)).resolves.toEqual([3, 4, 5]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
