@@ -117,6 +117,11 @@ export function createMetrics(): Metrics {
     labelNames: ['store'] as const,
     registers: [registry],
   });
+  // Every SIP message counts: a labelled child per (direction, method or class) is looked up by a
+  // string key instead of prom-client hashing the label object each time. Both label sets are
+  // bounded (known methods + OTHER, status classes), so are the maps.
+  const requestChild = children((direction, method) => sipRequests.labels({ direction, method }));
+  const responseChild = children((direction, cls) => sipResponses.labels({ direction, class: cls }));
   return {
     registry,
     stores: {
@@ -126,10 +131,10 @@ export function createMetrics(): Metrics {
     },
     sip: {
       request(direction, method) {
-        sipRequests.inc({ direction, method: SIP_METHODS.has(method) ? method : 'OTHER' });
+        requestChild(direction, SIP_METHODS.has(method) ? method : 'OTHER').inc();
       },
       response(direction, status) {
-        sipResponses.inc({ direction, class: statusClass(status) });
+        responseChild(direction, statusClass(status)).inc();
       },
     },
     webhooks: {
@@ -161,5 +166,19 @@ export function createMetrics(): Metrics {
         verbs.inc({ verb, outcome });
       },
     },
+  };
+}
+
+/** Memoises a two-label child lookup by its label values. */
+function children<T>(make: (a: string, b: string) => T): (a: string, b: string) => T {
+  const made = new Map<string, T>();
+  return (a, b) => {
+    const key = `${a}\n${b}`;
+    let child = made.get(key);
+    if (child === undefined) {
+      child = make(a, b);
+      made.set(key, child);
+    }
+    return child;
   };
 }
