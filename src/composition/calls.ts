@@ -16,7 +16,7 @@ import {
   statusCallbacks,
 } from '../actors/call/call-observers.js';
 import { CallRuntime, type CallRuntimeDeps } from '../actors/call/call-runtime.js';
-import { snapshotWriter } from '../actors/call/call-snapshots.js';
+import { type SnapshotWriter, snapshotWriter } from '../actors/call/call-snapshots.js';
 import { InboundCalls, type InboundCallsDeps } from '../actors/call/inbound-calls.js';
 import { LegControl } from '../actors/call/leg-control.js';
 import { type LiveEffectsDeps, liveCallEffects } from '../actors/call/live-effects.js';
@@ -59,6 +59,7 @@ export function composeCalls(d: CallsDeps): {
   inbound: InboundCalls;
   recovery: CallRecovery;
   bus: CallEventBus;
+  snapshots: SnapshotWriter;
 } {
   const logger = d.logger;
   const sendCallback: SendCallback = async (call, url, method, params) => {
@@ -145,5 +146,5 @@ export function composeCalls(d: CallsDeps): {
     instanceId: d.instanceId,
     logger,
   });
-  return { runtime: live, legs, inbound, recovery, bus };
+  return { runtime: live, legs, inbound, recovery, bus, snapshots };
 }

@@ -219,7 +219,7 @@ export async function composeVoice(
       await remote.serve();
     }
     deps.onConferences?.(conferences, remote ?? conferences);
-    const { runtime, legs, inbound, recovery } = composeCalls({
+    const { runtime, legs, inbound, recovery, snapshots: snapshotWriter } = composeCalls({
       // A call's own Mute (POST /Calls/{sid}) shows on its participant too.
       observers: [
         ...(deps.callObservers ?? []),
@@ -343,6 +343,8 @@ export async function composeVoice(
       await conferences.stopAll();
       recovery.stop();
       inbound.stop();
+      // Calls still live here are left to recovery elsewhere: their newest snapshots first.
+      await snapshotWriter.flush();
       runtime.stop();
       await remote?.close();
       conferences.close();

@@ -40,8 +40,12 @@ export function storable(persisted: unknown): unknown {
   };
 }
 
-/** The snapshot observer; `adopt` marks a call restored here (its stored snapshot is deleted at its end). */
-export type SnapshotWriter = CallObserver & { adopt(sid: string): void };
+/**
+ * The snapshot observer; `adopt` marks a call restored here (its stored snapshot is deleted at its
+ * end); `flush` writes what is due now (a node stopping without a drain leaves its calls to be
+ * restored elsewhere, so their newest snapshots must be stored before its connections close).
+ */
+export type SnapshotWriter = CallObserver & { adopt(sid: string): void; flush(): Promise<void> };
 
 /**
  * Snapshot writes and deletes of this long go to Redis together (one socket write for the window's
@@ -63,19 +67,24 @@ export function snapshotWriter(
   /** Calls whose stored snapshot is deleted at the next flush. */
   const ended = new Set<string>();
   let timer: NodeJS.Timeout | null = null;
-  const flush = () => {
+  const flush = (): Promise<unknown> => {
+    if (timer) clearTimeout(timer);
     timer = null;
-    for (const sid of ended) store.delete('call', sid).catch(() => {});
+    const writes: Promise<unknown>[] = [];
+    for (const sid of ended) writes.push(store.delete('call', sid).catch(() => {}));
     ended.clear();
     for (const sid of due) {
       const persisted = persistedOf(sid);
       if (persisted === null) continue;
       written.add(sid);
-      store.save('call', sid, storable(persisted), SNAPSHOT_TTL_SECONDS).catch((err) => {
-        logger.warn({ err, callSid: sid }, 'call snapshot not saved');
-      });
+      writes.push(
+        store.save('call', sid, storable(persisted), SNAPSHOT_TTL_SECONDS).catch((err) => {
+          logger.warn({ err, callSid: sid }, 'call snapshot not saved');
+        }),
+      );
     }
     due.clear();
+    return Promise.all(writes);
   };
   const schedule = () => {
     timer ??= setTimeout(flush, flushMs);
@@ -98,5 +107,8 @@ export function snapshotWriter(
     schedule();
     return undefined;
   };
-  return Object.assign(observe, { adopt: (sid: string) => void written.add(sid) });
+  return Object.assign(observe, {
+    adopt: (sid: string) => void written.add(sid),
+    flush: async () => void (await flush()),
+  });
 }

@@ -117,11 +117,21 @@ describe('calls with a registered baresip client', () => {
     const [form] = hooks.requestsTo('/from-phone').map((q) => new URLSearchParams(q.rawBody.toString()));
     expect(form?.get('From')).toBe('client:carol');
     expect(form?.get('AccountSid')).toBe(owner.sid);
-    const calls = (
-      await ts.request('GET', `${API}/Accounts/${owner.sid}/Calls.json?To=${encodeURIComponent(number)}`, {
-        auth: owner.creds,
-      })
-    ).json.calls;
+    // The record's last update is group-committed with other calls' (a few ms after the BYE).
+    const calls = await until(
+      async () =>
+        (
+          await ts.request(
+            'GET',
+            `${API}/Accounts/${owner.sid}/Calls.json?To=${encodeURIComponent(number)}`,
+            {
+              auth: owner.creds,
+            },
+          )
+        ).json.calls,
+      (c) => c[0]?.status === 'completed',
+      5_000,
+    );
     expect(calls[0]).toMatchObject({ direction: 'inbound', from: 'client:carol', status: 'completed' });
   });
 });

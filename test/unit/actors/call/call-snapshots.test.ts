@@ -75,4 +75,14 @@ describe('snapshotWriter', () => {
     await vi.advanceTimersByTimeAsync(SNAPSHOT_FLUSH_MS);
     expect(ops).toEqual([]);
   });
+
+  it('a stopping node writes what is due at once, and its window does not write it again', async () => {
+    const { store, ops } = fakeStore();
+    const writer = snapshotWriter(store, () => ({ context: { step: 'answered' } }), logger);
+    writer(confirmed('CA5'));
+    await writer.flush();
+    expect(ops).toEqual(['save CA5 answered']);
+    await vi.advanceTimersByTimeAsync(SNAPSHOT_FLUSH_MS);
+    expect(ops).toEqual(['save CA5 answered']);
+  });
 });
