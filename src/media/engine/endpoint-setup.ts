@@ -54,6 +54,15 @@ export class EndpointSetup {
     return true;
   }
 
+  private failNoPort(id: string): void {
+    this.emit({
+      type: 'media.endpointFailed',
+      endpointId: id,
+      reason: 'no-port',
+      message: `no free RTP port in ${this.settings.rtpPortMin}-${this.settings.rtpPortMax}`,
+    });
+  }
+
   private async bindPort(): Promise<{ socket: Socket; port: number } | null> {
     const { rtpPortMin: min, rtpPortMax: max, rtpHost } = this.settings;
     const slots = Math.max(1, Math.floor((max - min) / 2) + 1);
@@ -118,12 +127,7 @@ export class EndpointSetup {
       return;
     }
     if (!bound) {
-      this.emit({
-        type: 'media.endpointFailed',
-        endpointId: id,
-        reason: 'no-port',
-        message: `no free RTP port in ${this.settings.rtpPortMin}-${this.settings.rtpPortMax}`,
-      });
+      this.failNoPort(id);
       return;
     }
     const ep = new Endpoint(
@@ -184,12 +188,7 @@ export class EndpointSetup {
       return;
     }
     if (!opened) {
-      this.emit({
-        type: 'media.endpointFailed',
-        endpointId: id,
-        reason: 'no-port',
-        message: `no free RTP port in ${this.settings.rtpPortMin}-${this.settings.rtpPortMax}`,
-      });
+      this.failNoPort(id);
       return;
     }
     if (!opened.ok) {
