@@ -219,7 +219,13 @@ export async function composeVoice(
       await remote.serve();
     }
     deps.onConferences?.(conferences, remote ?? conferences);
-    const { runtime, legs, inbound, recovery, snapshots: snapshotWriter } = composeCalls({
+    const {
+      runtime,
+      legs,
+      inbound,
+      recovery,
+      snapshots: snapshotWriter,
+    } = composeCalls({
       // A call's own Mute (POST /Calls/{sid}) shows on its participant too.
       observers: [
         ...(deps.callObservers ?? []),
