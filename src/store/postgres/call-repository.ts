@@ -10,7 +10,7 @@ import type {
   OrphanCall,
   StoredStatusCallback,
 } from '../call-store.js';
-import { type Db, sql } from './db.js';
+import { type Db, retryingDeadlocks, sql } from './db.js';
 import { GroupCommit } from './group-commit.js';
 import { updateSet } from './sql-helpers.js';
 
@@ -87,9 +87,6 @@ interface NewCall {
 
 /** How long a progress update waits for others to share its statement (ms). */
 const PATCH_LINGER_MS = 10;
-
-/** Postgres `deadlock_detected`. */
-const DEADLOCK = '40P01';
 
 export class PgCallStore implements CallStore {
   constructor(private readonly db: Db) {}
@@ -233,14 +230,8 @@ export class PgCallStore implements CallStore {
         date_updated = now()
       FROM v
       WHERE c.sid = v.sid AND c.sid IN (SELECT sid FROM locked)`;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.db.query(statement);
-        return batch.map(() => undefined);
-      } catch (err) {
-        if ((err as { code?: unknown }).code !== DEADLOCK || attempt >= 3) throw err;
-      }
-    }
+    await retryingDeadlocks(() => this.db.query(statement));
+    return batch.map(() => undefined);
   }
 
   async get(accountSid: string, sid: string): Promise<CallRecord | null> {

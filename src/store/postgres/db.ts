@@ -168,6 +168,23 @@ export async function dropDatabase(url: string): Promise<void> {
   }
 }
 
+/** Postgres `deadlock_detected`. */
+const DEADLOCK = '40P01';
+
+/**
+ * Runs a statement again when Postgres chose it as a deadlock's victim (it rolled back only that
+ * statement), up to three tries. Writers lock rows in sid order so that this stays rare.
+ */
+export async function retryingDeadlocks<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== DEADLOCK || attempt >= 3) throw err;
+    }
+  }
+}
+
 export async function migrate(db: Db): Promise<string[]> {
   const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_.*\.sql$/.test(f)).sort();
   const applied: string[] = [];

@@ -7,7 +7,7 @@ import type {
   SmsStore,
   SmsTransition,
 } from '../sms-store.js';
-import { type Db, sql } from './db.js';
+import { type Db, retryingDeadlocks, sql } from './db.js';
 import { GroupCommit } from './group-commit.js';
 import { toMessage } from './sms-rows.js';
 import { type SmsWrite, type SmsWriteResult, sidOfWrite, writeSmsBatch } from './sms-writes.js';
@@ -165,9 +165,16 @@ export class PgSmsStore implements SmsStore {
   }
 
   async renewClaims(node: string, leaseMs: number): Promise<void> {
-    await this.db.query(sql`
-      UPDATE sms_messages SET claimed_until = now() + ${`${leaseMs} milliseconds`}::interval
-      WHERE claimed_by = ${node} AND status IN ('queued', 'sending')`);
+    // Rows locked in sid order, as the batched writes lock them (no deadlock between the two).
+    await retryingDeadlocks(() =>
+      this.db.query(sql`
+        WITH locked AS (
+          SELECT sid FROM sms_messages
+          WHERE claimed_by = ${node} AND status IN ('queued', 'sending')
+          ORDER BY sid FOR UPDATE)
+        UPDATE sms_messages SET claimed_until = now() + ${`${leaseMs} milliseconds`}::interval
+        WHERE sid IN (SELECT sid FROM locked) AND claimed_by = ${node} AND status IN ('queued', 'sending')`),
+    );
   }
 
   async releaseClaims(node: string): Promise<void> {

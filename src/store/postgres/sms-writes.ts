@@ -11,7 +11,7 @@
  * transition before the receipt's).
  */
 import type { SmsMessage, SmsTransition } from '../sms-store.js';
-import { type Db, type SQLQuery, sql } from './db.js';
+import { type Db, retryingDeadlocks, type SQLQuery, sql } from './db.js';
 import { toMessage } from './sms-rows.js';
 
 /** One write of an SMS message. */
@@ -60,7 +60,7 @@ function insertCte(rows: ReadonlyArray<Extract<SmsWrite, { kind: 'insert' }>>): 
 function attemptCte(sids: readonly string[]): SQLQuery {
   return sql`att AS (
       UPDATE sms_messages SET submit_attempted = true
-      WHERE sid = ANY(${[...sids]}::text[]) AND NOT submit_attempted)`;
+      WHERE sid = ANY(${[...sids]}::text[]) AND sid IN (SELECT sid FROM locked) AND NOT submit_attempted)`;
 }
 
 /**
@@ -99,7 +99,7 @@ function transitionCtes(batch: readonly SmsTransition[]): SQLQuery {
           claimed_until = CASE WHEN v.next IN ('queued', 'sending') THEN m.claimed_until END,
           date_updated = now()
         FROM v
-        WHERE m.sid = v.sid AND m.status = ANY(v.from_list)
+        WHERE m.sid = v.sid AND m.sid IN (SELECT sid FROM locked) AND m.status = ANY(v.from_list)
         RETURNING m.*
       ),
       ids AS (
@@ -121,12 +121,20 @@ export async function writeSmsBatch(db: Db, batch: readonly SmsWrite[]): Promise
     else transitions.push(w.t);
   }
   const ctes: SQLQuery[] = [];
+  // Existing rows are locked in sid order first, as the claim renewal locks them: two writers that
+  // take the same rows in different orders deadlock.
+  const existing = [...attempts, ...transitions.map((t) => t.sid)].sort();
+  if (existing.length > 0) {
+    ctes.push(sql`locked AS (
+      SELECT sid FROM sms_messages WHERE sid = ANY(${existing}::text[]) ORDER BY sid FOR UPDATE)`);
+  }
   if (inserts.length > 0) ctes.push(insertCte(inserts));
   if (attempts.length > 0) ctes.push(attemptCte(attempts));
   if (transitions.length > 0) ctes.push(transitionCtes(transitions));
   // Data-modifying CTEs run whether or not the main query reads them.
   const main = transitions.length > 0 ? sql`SELECT * FROM u` : sql`SELECT 1 AS done`;
-  const rows = await db.query(sql`WITH ${sql.join(ctes, sql`, `)} ${main}`);
+  const statement = sql`WITH ${sql.join(ctes, sql`, `)} ${main}`;
+  const rows = await retryingDeadlocks(() => db.query(statement));
   const bySid = new Map<string, SmsMessage>();
   if (transitions.length > 0) for (const r of rows) bySid.set(r.sid as string, toMessage(r));
   return batch.map((w) => (w.kind === 'transition' ? (bySid.get(w.t.sid) ?? null) : undefined));
