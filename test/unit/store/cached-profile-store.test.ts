@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { AccountChangeBus } from '../../../src/store/account-store.js';
 import { CachedProfileStore } from '../../../src/store/cached-profile-store.js';
 import type { ProfileStore } from '../../../src/store/profile-store.js';
+import { Gate } from '../../support/gate.js';
 
 /** One bus shared by the "nodes" of a test, delivering synchronously. */
 class LocalBus implements AccountChangeBus {
@@ -23,7 +24,7 @@ class LocalBus implements AccountChangeBus {
 function linkStore() {
   const links = new Map<string, string>();
   let reads = 0;
-  let hold: Promise<void> | null = null;
+  const gate = new Gate();
   const unused = (): never => {
     throw new Error('not used by the link cache');
   };
@@ -40,7 +41,7 @@ function linkStore() {
     extensionOf: unused,
     async firstLinked(sids: readonly string[]) {
       reads++;
-      if (hold) await hold;
+      await gate.pass();
       for (const s of sids) {
         const p = links.get(s);
         if (p) return p;
@@ -58,16 +59,7 @@ function linkStore() {
     store,
     links,
     reads: () => reads,
-    holdNextRead() {
-      let release = () => {};
-      hold = new Promise<void>((r) => {
-        release = () => {
-          hold = null;
-          r();
-        };
-      });
-      return release;
-    },
+    holdNextRead: () => gate.close(),
   };
 }
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { AccountRecords } from '../../../../src/actors/account/account-records.js';
 import { createLogger } from '../../../../src/logger.js';
 import { type Account, AccountStatus, type AccountStore, Role } from '../../../../src/store/account-store.js';
+import { Gate } from '../../../support/gate.js';
 
 function row(sid: string, friendlyName: string): Account {
   const at = new Date(0);
@@ -32,7 +33,7 @@ function row(sid: string, friendlyName: string): Account {
 function rowStore() {
   const rows = new Map<string, Account>();
   let reads = 0;
-  let hold: Promise<void> | null = null;
+  const gate = new Gate();
   const unused = (): never => {
     throw new Error('not used here');
   };
@@ -41,8 +42,7 @@ function rowStore() {
       reads++;
       // The row as of the moment the read reached the store.
       const found = rows.get(sid) ?? null;
-      const gate = hold;
-      if (gate) await gate;
+      await gate.pass();
       return found;
     },
     findByEmail: unused,
@@ -58,16 +58,7 @@ function rowStore() {
     store,
     rows,
     reads: () => reads,
-    hold() {
-      let release = () => {};
-      hold = new Promise<void>((r) => {
-        release = () => {
-          hold = null;
-          r();
-        };
-      });
-      return release;
-    },
+    hold: () => gate.close(),
   };
 }
 
