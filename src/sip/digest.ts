@@ -6,8 +6,9 @@
  * proxy's 401/407. The `sip` package's digest keeps nonces in process memory and misspells
  * `algorithm`, so this is ours.
  */
-import { createHmac, createSecretKey, hash, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { StackAuth, StackMessage } from 'sip';
+import { hmacKey } from '../security/credentials.js';
 
 // One-shot hashing (no Hash object per call): three of these per authenticated REGISTER.
 export const md5 = (s: string): string => hash('md5', Buffer.from(s, 'latin1'), 'hex');
@@ -17,19 +18,8 @@ export const digestHa1 = (user: string, realm: string, password: string): string
 /** What a nonce a client sends back is worth. */
 export type NonceVerdict = 'valid' | 'stale' | 'invalid';
 
-/**
- * The nonce secret as a key object, made once per secret (every node shares one secret): an HMAC
- * keyed with a string prepares the key again on every call, twice per REGISTER.
- */
-let nonceKey: { readonly secret: string; readonly key: KeyObject } | null = null;
-
-function keyOf(secret: string): KeyObject {
-  if (nonceKey?.secret !== secret) nonceKey = { secret, key: createSecretKey(Buffer.from(secret, 'utf8')) };
-  return nonceKey.key;
-}
-
 function nonceMac(secret: string, issuedAt: string, realm: string, source: string): Buffer {
-  return createHmac('sha256', keyOf(secret))
+  return createHmac('sha256', hmacKey(secret))
     .update(`${issuedAt}\n${realm.toLowerCase()}\n${source}`)
     .digest()
     .subarray(0, 16);

@@ -9,25 +9,8 @@
  * - `X-Switchboard-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(authToken, t + "." + exact bytes)>` over
  *   the exact body bytes sent (POST) or the exact URL sent (GET), timestamped against replay.
  */
-import { createHash, createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
-
-/** AuthTokens whose HMAC key is kept (a node signs for the few accounts that are busy at a time). */
-const MAC_KEYS_MAX = 1024;
-const macKeys = new Map<string, KeyObject>();
-
-/**
- * The HMAC key of an AuthToken, kept: `createHmac` with a string key prepares the key afresh for every
- * signature (measured: a third to half of each signature's cost; two signatures per webhook).
- */
-function macKey(authToken: string): KeyObject {
-  let key = macKeys.get(authToken);
-  if (!key) {
-    if (macKeys.size >= MAC_KEYS_MAX) macKeys.clear();
-    key = createSecretKey(Buffer.from(authToken, 'utf8'));
-    macKeys.set(authToken, key);
-  }
-  return key;
-}
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { hmacKey } from '../security/credentials.js';
 
 /** An ordered list of form parameters; a name may repeat. */
 export type Params = ReadonlyArray<readonly [string, string]>;
@@ -75,7 +58,7 @@ export function twilioSigningString(url: string, params: Params | ParamRecord): 
 
 /** `X-Twilio-Signature` for a request to `url` carrying `params` in a form body (empty for GET). */
 export function twilioSignature(authToken: string, url: string, params: Params | ParamRecord): string {
-  return createHmac('sha1', macKey(authToken))
+  return createHmac('sha1', hmacKey(authToken))
     .update(twilioSigningString(url, params), 'utf8')
     .digest('base64');
 }
@@ -140,7 +123,7 @@ export function verifyTwilioSignature(
 
 /** `X-Switchboard-Signature` value over the exact bytes sent at unix time `t` (seconds). */
 export function switchboardSignature(authToken: string, t: number, bytes: Uint8Array | string): string {
-  const mac = createHmac('sha256', macKey(authToken));
+  const mac = createHmac('sha256', hmacKey(authToken));
   mac.update(`${t}.`, 'utf8');
   mac.update(typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes);
   return `t=${t},v1=${mac.digest('hex')}`;
