@@ -165,7 +165,8 @@ export class PgSmsStore implements SmsStore {
   }
 
   async renewClaims(node: string, leaseMs: number): Promise<void> {
-    // Rows locked in sid order, as the batched writes lock them (no deadlock between the two).
+    // Rows locked in sid order, as the batched writes lock them (no deadlock between the two); the
+    // locking read re-checks its condition on a row changed meanwhile, so `locked` is the set to renew.
     await retryingDeadlocks(() =>
       this.db.query(sql`
         WITH locked AS (
@@ -173,7 +174,7 @@ export class PgSmsStore implements SmsStore {
           WHERE claimed_by = ${node} AND status IN ('queued', 'sending')
           ORDER BY sid FOR UPDATE)
         UPDATE sms_messages SET claimed_until = now() + ${`${leaseMs} milliseconds`}::interval
-        WHERE sid IN (SELECT sid FROM locked) AND claimed_by = ${node} AND status IN ('queued', 'sending')`),
+        WHERE sid IN (SELECT sid FROM locked)`),
     );
   }
 

@@ -112,6 +112,22 @@ function dial(sipPort: number, number: string, localIp: string): Promise<SippPro
   });
 }
 
+/**
+ * A caller on `firstPort` seated in the room, then one on `secondPort` (each pushed to `callers`
+ * as it starts, for the test's clean-up): the room's listing once both are connected.
+ */
+async function seatTwo(
+  r: Awaited<ReturnType<typeof room>>,
+  firstPort: number,
+  secondPort: number,
+  callers: SippProcess[],
+): Promise<Participant[]> {
+  callers.push(await dial(firstPort, r.number, '127.0.0.2'));
+  await until(r.participants, (l) => l.length === 1, 15_000);
+  callers.push(await dial(secondPort, r.number, '127.0.0.3'));
+  return until(r.participants, (l) => l.length === 2 && l.every((p) => p.status === 'connected'), 15_000);
+}
+
 /** The caller's sipp ended its scenario (its error log, else its stderr, says why not). */
 async function endsCleanly(caller: SippProcess): Promise<void> {
   const r = await caller.done;
@@ -151,14 +167,7 @@ describe('a conference whose owner goes away', () => {
     const r = await room('mute', 'start end mute');
     const callers: SippProcess[] = [];
     try {
-      callers.push(await dial(a.sipPort!, r.number, '127.0.0.2'));
-      await until(r.participants, (l) => l.length === 1, 15_000);
-      callers.push(await dial(b.server.sip!.stack.port, r.number, '127.0.0.3'));
-      const listed = await until(
-        r.participants,
-        (l) => l.length === 2 && l.every((p) => p.status === 'connected'),
-        15_000,
-      );
+      const listed = await seatTwo(r, a.sipPort!, b.server.sip!.stack.port, callers);
       const cf = listed[0]!.conference_sid;
       const onB = listed[1]!.call_sid;
       const muted = await b.request('POST', `${API}/Accounts/${b.admin.sid}/Calls/${onB}.json`, {
@@ -191,14 +200,7 @@ describe('a conference whose owner goes away', () => {
     const r = await room('alone', 'start end');
     const callers: SippProcess[] = [];
     try {
-      callers.push(await dial(a.sipPort!, r.number, '127.0.0.2'));
-      await until(r.participants, (l) => l.length === 1, 15_000);
-      callers.push(await dial(a.sipPort!, r.number, '127.0.0.3'));
-      const listed = await until(
-        r.participants,
-        (l) => l.length === 2 && l.every((p) => p.status === 'connected'),
-        15_000,
-      );
+      const listed = await seatTwo(r, a.sipPort!, a.sipPort!, callers);
       const cf = listed[0]!.conference_sid;
       expect((await r.conference())?.status).toBe('RUNNING_MODERATOR_PRESENT');
       await until(
@@ -229,14 +231,7 @@ describe('a conference whose owner goes away', () => {
     const r = await room('drain', 'start end leave');
     const callers: SippProcess[] = [];
     try {
-      callers.push(await dial(a.sipPort!, r.number, '127.0.0.2'));
-      await until(r.participants, (l) => l.length === 1, 15_000);
-      callers.push(await dial(b.server.sip!.stack.port, r.number, '127.0.0.3'));
-      const listed = await until(
-        r.participants,
-        (l) => l.length === 2 && l.every((p) => p.status === 'connected'),
-        15_000,
-      );
+      const listed = await seatTwo(r, a.sipPort!, b.server.sip!.stack.port, callers);
       const cf = listed[0]!.conference_sid;
       const [onA, onB] = listed.map((p) => p.call_sid);
 
