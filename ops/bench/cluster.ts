@@ -29,6 +29,7 @@ import {
   benchApi,
   childPids,
   cpuSeconds,
+  machineBusy,
   markupServer,
   PEER_IP,
   percentile,
@@ -66,6 +67,8 @@ interface Step {
   failed: number;
   p50: number;
   p95: number;
+  /** The machine's busy share (all cores) during the step. */
+  machine: number;
   clean: boolean;
 }
 
@@ -80,20 +83,24 @@ async function stepped(
   const steps: Step[] = [];
   for (const rate of rates) {
     await new Promise((r) => setTimeout(r, 2000));
+    const busy = machineBusy();
     const s = await run(rate);
+    const machine = busy();
     const step: Step = {
       rate,
       achieved: s.successful / Math.max(1, s.elapsed - holdSeconds),
       failed: s.failed,
       p50: percentile(s.rtts, 50),
       p95: percentile(s.rtts, 95),
+      machine,
       clean: false,
     };
     step.clean = step.failed === 0 && step.p95 < P95_MS && step.achieved >= rate * 0.9;
     steps.push(step);
     console.log(
       `${label} offered ${rate}/s for ${DURATION} s: achieved ${step.achieved.toFixed(0)}/s, ${s.successful} ok, ` +
-        `${s.failed} failed (${s.retransmissions} retransmissions); INVITE→200 p50 ${step.p50} ms, p95 ${step.p95} ms` +
+        `${s.failed} failed (${s.retransmissions} retransmissions); INVITE→200 p50 ${step.p50} ms, p95 ${step.p95} ms; ` +
+        `machine ${(step.machine * 100).toFixed(0)} % busy` +
         `${extra()}${step.clean ? '' : '  ← not clean'}`,
     );
     if (!step.clean) break;
@@ -182,6 +189,13 @@ async function main() {
       summary.push(
         `single node: ${single ? `${single.achieved.toFixed(0)} calls/s (p95 ${single.p95} ms)` : 'no clean step'}`,
       );
+      // Calls cost the box's CPU whichever node takes them: the single node's step already used
+      // this share of every core, so no number of nodes on this box can go past its inverse.
+      if (single)
+        summary.push(
+          `  the machine was ${(single.machine * 100).toFixed(0)} % busy (all ${availableParallelism()} cores) at that step: ` +
+            `any split of the same work on this box is bounded by ${(1 / Math.max(single.machine, 0.01)).toFixed(2)}× it`,
+        );
     }
     if (ONLY.includes('2')) {
       const front = await startKamailio({

@@ -56,6 +56,32 @@ export function cpuSeconds(pid: number): number {
 }
 
 /**
+ * The whole machine's busy share over a window, from /proc/stat: `stop()` gives the fraction of all
+ * cores' time spent not idle (0–1) since `machineBusy()` was called. Where every process shares the
+ * box, this says how much room a step left for anything more.
+ */
+export function machineBusy(): () => number {
+  const read = () => {
+    const cpu = readFileSync('/proc/stat', 'utf8')
+      .split('\n', 1)[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    // idle and iowait are the 4th and 5th fields; the rest is work.
+    const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
+    const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
+    return { idle, total };
+  };
+  const start = read();
+  return () => {
+    const end = read();
+    const total = end.total - start.total;
+    return total > 0 ? 1 - (end.idle - start.idle) / total : 0;
+  };
+}
+
+/**
  * The processes `pid` started (the server's media engine), from /proc/<pid>/task/<tid>/children,
  * or by scanning every process's parent where the kernel does not offer that file.
  */
