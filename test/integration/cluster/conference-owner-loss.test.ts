@@ -11,6 +11,8 @@
  */
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisKeys } from '../../../src/store/redis/keys.js';
+import { RedisSnapshotStore } from '../../../src/store/redis/snapshot-store.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, API, startTestServer, type TestServer } from '../../support/server.js';
 import { type ServerProcess, startServerProcess } from '../../support/server-process.js';
 import { type SippProcess, startSipp } from '../../support/sipp.js';
@@ -206,6 +208,13 @@ describe('a conference whose owner goes away', () => {
       await until(
         () => callbacksOf(cf),
         (l) => l.some((e) => e.get('StatusCallbackEvent') === 'conference-start'),
+      );
+      // A node that dies before an answered call's snapshot is written (a short batching window)
+      // leaves nothing to send its BYE with: the kill comes once both are stored.
+      const snapshots = new RedisSnapshotStore(b.server.redis, redisKeys(b.ns.redisPrefix));
+      await until(
+        () => Promise.all(listed.map((p) => snapshots.load('call', p.call_sid))),
+        (l) => l.every((x) => x !== null),
       );
 
       a.child.kill('SIGKILL');
