@@ -9,7 +9,7 @@
  */
 
 /** x⁴-reduction constants for the four bits shifted out (mbedTLS's last4), pre-shifted to the top word. */
-const LAST4 = Uint32Array.from(
+const LAST4 = Int32Array.from(
   [
     0x0000, 0x1c20, 0x3840, 0x2460, 0x7080, 0x6ca0, 0x48c0, 0x54e0, 0xe100, 0xfd20, 0xd940, 0xc560, 0x9180,
     0x8da0, 0xa9c0, 0xb5e0,
@@ -19,7 +19,7 @@ const LAST4 = Uint32Array.from(
 
 export class Ghash {
   /** M[i] = i·H for each 4-bit i, four words per entry. */
-  private readonly m = new Uint32Array(64);
+  private readonly m = new Int32Array(64);
   /** The running hash. */
   private z0 = 0;
   private z1 = 0;
@@ -77,42 +77,41 @@ export class Ghash {
     v.setUint32(12, textBytes * 8);
     this.block(this.pad, 0);
     const o = new DataView(out.buffer, out.byteOffset, 16);
-    o.setUint32(0, this.z0);
-    o.setUint32(4, this.z1);
-    o.setUint32(8, this.z2);
-    o.setUint32(12, this.z3);
+    o.setUint32(0, this.z0 >>> 0);
+    o.setUint32(4, this.z1 >>> 0);
+    o.setUint32(8, this.z2 >>> 0);
+    o.setUint32(12, this.z3 >>> 0);
   }
 
   /** Z ← (Z ⊕ X)·H for the block X at `off`. */
   private block(x: Uint8Array, off: number): void {
     const m = this.m;
-    // X ⊕ Z, byte by byte from the last (the lowest-degree coefficients go in first).
-    const y0 = (readU32(x, off) ^ this.z0) >>> 0;
-    const y1 = (readU32(x, off + 4) ^ this.z1) >>> 0;
-    const y2 = (readU32(x, off + 8) ^ this.z2) >>> 0;
-    const y3 = (readU32(x, off + 12) ^ this.z3) >>> 0;
+    const y0 = readU32(x, off) ^ this.z0;
+    const y1 = readU32(x, off + 4) ^ this.z1;
+    const y2 = readU32(x, off + 8) ^ this.z2;
+    const y3 = readU32(x, off + 12) ^ this.z3;
     let z0 = 0;
     let z1 = 0;
     let z2 = 0;
     let z3 = 0;
-    for (let i = 15; i >= 0; i--) {
-      const word = i < 4 ? y0 : i < 8 ? y1 : i < 12 ? y2 : y3;
-      const byte = (word >>> ((3 - (i & 3)) * 8)) & 0xff;
-      for (let half = 0; half < 2; half++) {
-        // Low nibble first, then high.
-        const nib = half === 0 ? byte & 0xf : byte >>> 4;
-        if (i !== 15 || half !== 0) {
+    // Horner's rule over the 32 nibbles of X ⊕ Z, lowest-degree coefficients last: the last
+    // byte's low nibble first, i.e. each word from its least significant nibble up.
+    for (let w = 3; w >= 0; w--) {
+      let v = w === 3 ? y3 : w === 2 ? y2 : w === 1 ? y1 : y0;
+      for (let k = 0; k < 8; k++) {
+        if (w !== 3 || k !== 0) {
           const rem = z3 & 0xf;
-          z3 = ((z3 >>> 4) | (z2 << 28)) >>> 0;
-          z2 = ((z2 >>> 4) | (z1 << 28)) >>> 0;
-          z1 = ((z1 >>> 4) | (z0 << 28)) >>> 0;
-          z0 = ((z0 >>> 4) ^ LAST4[rem]!) >>> 0;
+          z3 = (z3 >>> 4) | (z2 << 28);
+          z2 = (z2 >>> 4) | (z1 << 28);
+          z1 = (z1 >>> 4) | (z0 << 28);
+          z0 = (z0 >>> 4) ^ LAST4[rem]!;
         }
-        const t = nib * 4;
-        z0 = (z0 ^ m[t]!) >>> 0;
-        z1 = (z1 ^ m[t + 1]!) >>> 0;
-        z2 = (z2 ^ m[t + 2]!) >>> 0;
-        z3 = (z3 ^ m[t + 3]!) >>> 0;
+        const t = (v & 0xf) << 2;
+        v >>>= 4;
+        z0 ^= m[t]!;
+        z1 ^= m[t + 1]!;
+        z2 ^= m[t + 2]!;
+        z3 ^= m[t + 3]!;
       }
     }
     this.z0 = z0;
@@ -122,6 +121,7 @@ export class Ghash {
   }
 }
 
+/** A big-endian 32-bit word, as a signed int32 (only its bits matter here). */
 function readU32(b: Uint8Array, off: number): number {
-  return ((b[off]! << 24) | (b[off + 1]! << 16) | (b[off + 2]! << 8) | b[off + 3]!) >>> 0;
+  return (b[off]! << 24) | (b[off + 1]! << 16) | (b[off + 2]! << 8) | b[off + 3]!;
 }

@@ -191,6 +191,11 @@ export class WebRtcPeer implements SrtpLink {
     return narrowbandOpus(finished.sdp);
   }
 
+  /** True while RTP takes the short path (`srtp-path.ts`) rather than werift's. */
+  get shortPath(): boolean {
+    return this.path !== null;
+  }
+
   get connected(): boolean {
     const dtls = this.transceiver?.dtlsTransport;
     return !this.closed && dtls !== undefined && dtls.state === 'connected';
