@@ -31,6 +31,9 @@ const GCM_TAG = 16;
 const RTP_MIN = 12;
 /** A sequence-number jump beyond this is a wrap (RFC 3711 §3.3.1). */
 const HALF = 0x8000;
+/** Packets whose keystream one AES call makes (see `Direction.keystream`). */
+const AHEAD = 8;
+const SPARE_BLOCKS = 2;
 
 /** AES-128 in ECB mode, no padding: counter blocks in, keystream out. */
 function ecb(key: Uint8Array): Cipher {
@@ -80,8 +83,15 @@ class Direction {
   readonly authKey: Buffer | null;
   /** GCM only. */
   readonly ghash: Ghash | null;
-  private readonly counters = Buffer.alloc(16 * 96);
+  private readonly counters = Buffer.alloc(16 * 256);
   readonly rolls = new Map<number, Roll>();
+  /** Keystream made ahead: `aheadCount` packets from `aheadSeq`, `aheadPer` blocks each. */
+  private ahead: Buffer | null = null;
+  private aheadSsrc = 0;
+  private aheadRoc = 0;
+  private aheadSeq = 0;
+  private aheadCount = 0;
+  private aheadPer = 0;
 
   constructor(masterKey: Uint8Array, masterSalt: Uint8Array, gcm: boolean) {
     this.aes = ecb(derive(masterKey, masterSalt, 0, 16));
@@ -93,32 +103,56 @@ class Direction {
   /**
    * Keystream for `bytes` bytes of packet (ssrc, index). AES-CM: blocks IV+0, IV+1, …
    * (RFC 3711 §4.1.1). GCM: E(J0) first (the tag mask), then inc32(J0), … (RFC 7714 §8.1).
+   * Packets come in sequence, so one AES call makes the keystream of the next AHEAD packets
+   * (a few blocks spare each, as Opus packet sizes vary); the call, not the AES, is the cost.
    */
   keystream(ssrc: number, roc: number, seq: number, bytes: number): Buffer {
-    const gcm = this.ghash !== null;
-    const blocks = Math.ceil(bytes / 16) + (gcm ? 1 : 0);
-    const c = blocks * 16 <= this.counters.length ? this.counters : Buffer.alloc(blocks * 16);
+    const blocks = Math.ceil(bytes / 16) + (this.ghash ? 1 : 0);
+    const i = seq - this.aheadSeq;
+    if (
+      this.ahead &&
+      ssrc === this.aheadSsrc &&
+      roc === this.aheadRoc &&
+      i >= 0 &&
+      i < this.aheadCount &&
+      blocks <= this.aheadPer
+    )
+      return this.ahead.subarray(i * this.aheadPer * 16);
+    const per = blocks + SPARE_BLOCKS;
+    // Not across a sequence wrap: the ROC changes there.
+    const count = Math.min(AHEAD, 0x10000 - seq);
+    const n = count * per;
+    const c = n * 16 <= this.counters.length ? this.counters : Buffer.alloc(n * 16);
     const s = this.salt;
-    for (let b = 0; b < blocks; b++) {
-      const o = b * 16;
-      if (gcm) {
-        // IV = (0⁴⁸ ‖ SSRC ‖ ROC ‖ SEQ) ⊕ salt, then a 32-bit counter starting at 1.
-        c[o] = s[0]!;
-        c[o + 1] = s[1]!;
-        c.writeUInt32BE((ssrc ^ s.readUInt32BE(2)) >>> 0, o + 2);
-        c.writeUInt32BE((roc ^ s.readUInt32BE(6)) >>> 0, o + 6);
-        c.writeUInt16BE(seq ^ s.readUInt16BE(10), o + 10);
-        c.writeUInt32BE(b + 1, o + 12);
-      } else {
-        // IV = salt·2¹⁶ ⊕ SSRC·2⁶⁴ ⊕ (ROC ‖ SEQ)·2¹⁶, then a 16-bit block counter.
-        c.writeUInt32BE(s.readUInt32BE(0), o);
-        c.writeUInt32BE((ssrc ^ s.readUInt32BE(4)) >>> 0, o + 4);
-        c.writeUInt32BE((roc ^ s.readUInt32BE(8)) >>> 0, o + 8);
-        c.writeUInt16BE(seq ^ s.readUInt16BE(12), o + 12);
-        c.writeUInt16BE(b, o + 14);
+    for (let k = 0; k < count; k++) {
+      const q = seq + k;
+      // GCM: IV = (0¹⁶ ‖ SSRC ‖ ROC ‖ SEQ) ⊕ salt, then a 32-bit counter from 1.
+      // AES-CM: IV = salt·2¹⁶ ⊕ SSRC·2⁶⁴ ⊕ (ROC ‖ SEQ)·2¹⁶, then a 16-bit counter from 0.
+      for (let b = 0; b < per; b++) {
+        const o = (k * per + b) * 16;
+        if (this.ghash) {
+          c[o] = s[0]!;
+          c[o + 1] = s[1]!;
+          c.writeUInt32BE((ssrc ^ s.readUInt32BE(2)) >>> 0, o + 2);
+          c.writeUInt32BE((roc ^ s.readUInt32BE(6)) >>> 0, o + 6);
+          c.writeUInt16BE(q ^ s.readUInt16BE(10), o + 10);
+          c.writeUInt32BE(b + 1, o + 12);
+        } else {
+          c.writeUInt32BE(s.readUInt32BE(0), o);
+          c.writeUInt32BE((ssrc ^ s.readUInt32BE(4)) >>> 0, o + 4);
+          c.writeUInt32BE((roc ^ s.readUInt32BE(8)) >>> 0, o + 8);
+          c.writeUInt16BE(q ^ s.readUInt16BE(12), o + 12);
+          c.writeUInt16BE(b, o + 14);
+        }
       }
     }
-    return this.aes.update(c.subarray(0, blocks * 16));
+    this.ahead = this.aes.update(c.subarray(0, n * 16));
+    this.aheadSsrc = ssrc;
+    this.aheadRoc = roc;
+    this.aheadSeq = seq;
+    this.aheadCount = count;
+    this.aheadPer = per;
+    return this.ahead;
   }
 
   /** GCM tag over (AAD = header, C) masked with E(J0) from `ks`. */

@@ -93,6 +93,25 @@ describe.each(profiles)('SRTP $name against werift', ({ profile, salt }) => {
     expect(them.unprotect(us.protect(packet)!)?.equals(packet)).toBe(true);
   });
 
+  it('decrypts out of order, repeated and growing packets (keystream is made ahead in sequence)', () => {
+    const { ours, theirs } = pair(profile, salt);
+    const us = SrtpCrypto.create(ours)!;
+    const far = new SrtpSession(theirs as never);
+    const sent = Array.from({ length: 30 }, (_, i) => {
+      const seq = (65530 + i) & 0xffff;
+      const payload = randomBytes(i < 15 ? 40 : 40 + i * 20);
+      const packet = rtp(seq, payload);
+      return { packet, wire: far.encrypt(payload, RtpHeader.deSerialize(packet)) };
+    });
+    const order = [
+      0, 2, 1, 3, 3, 9, 4, 5, 6, 7, 8, 10, 12, 11, 13, 14, 15, 20, 16, 17, 18, 19, 21, 22, 29, 23,
+    ];
+    for (const i of order) {
+      const { packet, wire } = sent[i]!;
+      expect(us.unprotect(Buffer.from(wire))?.equals(packet)).toBe(true);
+    }
+  });
+
   it('refuses what is not RTP', () => {
     const us = SrtpCrypto.create(pair(profile, salt).ours)!;
     expect(us.protect(Buffer.alloc(8))).toBeNull();
