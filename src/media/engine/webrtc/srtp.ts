@@ -1,8 +1,8 @@
 /**
  * SRTP for RTP packets (RFC 3711 AES_CM_128_HMAC_SHA1_80, RFC 7714 AEAD_AES_128_GCM), keyed by
  * the same DTLS-SRTP master keys werift negotiated. werift builds a cipher object and a header
- * object per packet; here each direction keeps one AES-ECB cipher that turns a packet's counter
- * blocks into keystream in a single call, and GCM's GHASH runs in JavaScript (`ghash.ts`).
+ * object per packet; here each direction keeps one AES-ECB cipher that turns counter blocks into
+ * keystream, several packets' worth per call, and GCM's GHASH runs in JavaScript (`ghash.ts`).
  * RTCP stays with werift (a few packets a second).
  *
  * Like werift, there is no replay list: a replayed packet is authentic and the endpoint's reorder
@@ -34,6 +34,7 @@ const HALF = 0x8000;
 /** Packets whose keystream one AES call makes (see `Direction.keystream`). */
 const AHEAD = 8;
 const SPARE_BLOCKS = 2;
+const COUNTER_BLOCKS = 256;
 
 /** AES-128 in ECB mode, no padding: counter blocks in, keystream out. */
 function ecb(key: Uint8Array): Cipher {
@@ -83,7 +84,7 @@ class Direction {
   readonly authKey: Buffer | null;
   /** GCM only. */
   readonly ghash: Ghash | null;
-  private readonly counters = Buffer.alloc(16 * 256);
+  private readonly counters = Buffer.alloc(16 * COUNTER_BLOCKS);
   readonly rolls = new Map<number, Roll>();
   /** Keystream made ahead: `aheadCount` packets from `aheadSeq`, `aheadPer` blocks each. */
   private ahead: Buffer | null = null;
@@ -119,8 +120,8 @@ class Direction {
     )
       return this.ahead.subarray(i * this.aheadPer * 16);
     const per = blocks + SPARE_BLOCKS;
-    // Not across a sequence wrap: the ROC changes there.
-    const count = Math.min(AHEAD, 0x10000 - seq);
+    // Not across a sequence wrap (the ROC changes there), and within the counter buffer.
+    const count = Math.max(1, Math.min(AHEAD, 0x10000 - seq, Math.floor(COUNTER_BLOCKS / per)));
     const n = count * per;
     const c = n * 16 <= this.counters.length ? this.counters : Buffer.alloc(n * 16);
     const s = this.salt;
