@@ -4,6 +4,7 @@
  * Every leg plays a looped prompt to its peer and records what the peer sends, as in bench:media.
  *
  *   npm run bench:webrtc      (BENCH_STEPS=50,100 BENCH_SECONDS=10 BENCH_WARMUP=3)
+ *   BENCH_BASE_DIR=/tmp/base npm run bench:webrtc   (also that checkout's engine, rows interleaved)
  *
  * The WebRTC peers are werift RTCPeerConnections in this process (full ICE, DTLS client), sending
  * pre-encoded 48 kHz Opus (or, for the `WebRTC PCMU` row, PCMU: SRTP without transcoding cost)
@@ -14,6 +15,7 @@ import { createSocket, type Socket } from 'node:dgram';
 import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { RTCPeerConnection, RTCRtpCodecParameters, type RTCRtpTransceiver, RtpHeader } from 'werift';
 import { newSid, SidPrefix } from '../../src/ids.js';
 import { encodeG711 } from '../../src/media/engine/g711.js';
@@ -195,19 +197,41 @@ async function plainLeg(
   return leg;
 }
 
-const { engine, root, dispose } = await startBenchEngine('webrtc', { min: 42000, max: 43999 });
-const events: MediaEvent[] = [];
-const sdps = new Map<string, (sdp: string) => void>();
-engine.subscribe((e) => {
-  events.push(e);
-  if (e.type === 'media.endpointReady') sdps.get(e.endpoint.endpointId)?.(e.endpoint.sdp);
-  if (e.type === 'media.endpointFailed')
-    process.stderr.write(`endpoint failed: ${e.endpointId} ${e.message}\n`);
-});
-const ready = (id: string): Promise<string> =>
-  new Promise((resolve) => {
-    sdps.set(id, resolve);
+/** One engine under test: this checkout's, or BENCH_BASE_DIR's for an A/B in the same run. */
+interface Build {
+  readonly name: 'this' | 'base';
+  readonly engine: MediaEngine;
+  readonly events: MediaEvent[];
+  readonly ready: (id: string) => Promise<string>;
+  readonly prompt: string;
+  readonly dispose: () => Promise<void>;
+}
+
+async function startBuild(
+  name: Build['name'],
+  start: typeof startBenchEngine,
+  ports: number,
+): Promise<Build> {
+  const { engine, root, dispose } = await start(`webrtc-${name}`, { min: ports, max: ports + 1999 });
+  const events: MediaEvent[] = [];
+  const sdps = new Map<string, (sdp: string) => void>();
+  engine.subscribe((e) => {
+    events.push(e);
+    if (e.type === 'media.endpointReady') sdps.get(e.endpoint.endpointId)?.(e.endpoint.sdp);
+    if (e.type === 'media.endpointFailed')
+      process.stderr.write(`${name} endpoint failed: ${e.endpointId} ${e.message}\n`);
   });
+  await engine.start();
+  const prompt = join(root, 'prompt.wav');
+  const promptPcm = tone(440, 5000, 6000);
+  await writeFile(prompt, Buffer.concat([wavHeader(promptPcm.length * 2), pcmToBytes(promptPcm)]));
+  const ready = (id: string): Promise<string> =>
+    new Promise((resolve) => {
+      sdps.set(id, resolve);
+    });
+  return { name, engine, events, ready, prompt, dispose };
+}
+
 async function until(check: () => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
@@ -215,12 +239,21 @@ async function until(check: () => boolean, timeoutMs = 60_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
 }
-await engine.start();
-const prompt = join(root, 'prompt.wav');
-const promptPcm = tone(440, 5000, 6000);
-await writeFile(prompt, Buffer.concat([wavHeader(promptPcm.length * 2), pcmToBytes(promptPcm)]));
+
+const builds: Build[] = [];
+// BENCH_BASE_DIR: another checkout (e.g. a worktree of main) whose engine runs the same rows,
+// interleaved with this one's, so both see the same machine load.
+const baseDir = process.env.BENCH_BASE_DIR;
+if (baseDir) {
+  const lib = (await import(pathToFileURL(join(baseDir, 'ops/lib/bench-engine.ts')).href)) as {
+    startBenchEngine: typeof startBenchEngine;
+  };
+  builds.push(await startBuild('base', lib.startBenchEngine, 44000));
+}
+builds.push(await startBuild('this', startBenchEngine, 42000));
 
 interface Row {
+  build: Build['name'];
   kind: Kind;
   legs: number;
   cpuPercent: number;
@@ -244,135 +277,139 @@ const kinds = (process.env.BENCH_KINDS?.split(',') as Kind[] | undefined) ?? [
 const rows: Row[] = [];
 const failures: string[] = [];
 let run = 0;
-for (const n of steps) {
-  for (const kind of kinds) {
-    run++;
-    events.length = 0;
-    const ids = Array.from({ length: n }, (_, i) => `bench-${run}-${i}`);
-    const legs: Leg[] = [];
-    // A handshake that fails on a loaded box (DTLS retransmissions run out) is tried again as a
-    // new leg, as a browser would call again; retries are counted. Only the set-up is retried.
-    let retried = 0;
-    const makeLeg = async (i: number): Promise<Leg> => {
-      for (let attempt = 0; ; attempt++) {
-        const id = ids[i]!;
-        try {
-          return kind === 'plain G.711'
-            ? await plainLeg(engine, id, ready)
-            : await webrtcLeg(engine, id, ready, kind === 'WebRTC Opus' ? 'opus' : 'PCMU');
-        } catch (err) {
-          if (attempt >= SETUP_RETRIES) throw err;
-          engine.release(id);
-          retried++;
-          ids[i] = `${id}r`;
-        }
+
+async function measure(b: Build, kind: Kind, n: number): Promise<void> {
+  const { engine, events, ready, prompt } = b;
+  run++;
+  events.length = 0;
+  const ids = Array.from({ length: n }, (_, i) => `bench-${run}-${i}`);
+  const legs: Leg[] = [];
+  // A handshake that fails on a loaded box (DTLS retransmissions run out) is tried again as a
+  // new leg, as a browser would call again; retries are counted. Only the set-up is retried.
+  let retried = 0;
+  const makeLeg = async (i: number): Promise<Leg> => {
+    for (let attempt = 0; ; attempt++) {
+      const id = ids[i]!;
+      try {
+        return kind === 'plain G.711'
+          ? await plainLeg(engine, id, ready)
+          : await webrtcLeg(engine, id, ready, kind === 'WebRTC Opus' ? 'opus' : 'PCMU');
+      } catch (err) {
+        if (attempt >= SETUP_RETRIES) throw err;
+        engine.release(id);
+        retried++;
+        ids[i] = `${id}r`;
       }
-    };
-    // Set up in batches: a DTLS handshake is CPU work on both sides. A step whose legs cannot all
-    // be set up is reported as such and the run goes on.
-    const setUp = await (async (): Promise<string | null> => {
-      for (let i = 0; i < n; i += 10) {
-        const made = await Promise.allSettled(
-          Array.from({ length: Math.min(10, n - i) }, (_, k) => makeLeg(i + k)),
-        );
-        for (const m of made) if (m.status === 'fulfilled') legs.push(m.value);
-        const failed = made.find((m) => m.status === 'rejected');
-        if (failed)
-          return `only ${legs.length} of ${n} legs set up: ${String((failed as PromiseRejectedResult).reason)}`;
-      }
-      return null;
-    })();
-    if (setUp !== null) {
-      process.stdout.write(`${JSON.stringify({ kind, legs: n, failed: setUp })}\n`);
-      failures.push(`| ${n} | ${kind} | ${setUp} |`);
-      for (const id of ids) engine.release(id);
-      await Promise.all(legs.map((l) => l.close()));
-      continue;
     }
-    for (const id of ids) {
-      engine.play(id, `${id}:play`, { kind: 'file', path: prompt }, { loop: 0 });
-      engine.record(id, `${id}:rec`, {
-        recordingSid: newSid(SidPrefix.Recording),
-        maxLengthSeconds: 3600,
-        silenceTimeoutSeconds: 0,
-        finishOnKey: '',
-        playBeep: false,
-      });
+  };
+  // Set up in batches: a DTLS handshake is CPU work on both sides. A step whose legs cannot all
+  // be set up is reported as such and the run goes on.
+  const setUp = await (async (): Promise<string | null> => {
+    for (let i = 0; i < n; i += 10) {
+      const made = await Promise.allSettled(
+        Array.from({ length: Math.min(10, n - i) }, (_, k) => makeLeg(i + k)),
+      );
+      for (const m of made) if (m.status === 'fulfilled') legs.push(m.value);
+      const failed = made.find((m) => m.status === 'rejected');
+      if (failed)
+        return `only ${legs.length} of ${n} legs set up: ${String((failed as PromiseRejectedResult).reason)}`;
     }
-    // The far ends send every 20 ms in 4 phases 5 ms apart, as independent phones would.
-    let tick = 0;
-    const start = performance.now();
-    let timer: NodeJS.Timeout | null = null;
-    const step = (): void => {
-      const due = Math.floor((performance.now() - start) / 5) + 1;
-      while (tick < due) {
-        const phase = tick % 4;
-        for (let i = phase; i < legs.length; i += 4) legs[i]!.sendFrame(Math.floor(tick / 4));
-        tick++;
-      }
-      timer = setTimeout(step, Math.max(0, start + tick * 5 - performance.now()));
-    };
-    step();
-    await new Promise((r) => setTimeout(r, warmup * 1000));
-    await engine.load();
-    const before = await Promise.all(ids.map((id) => engine.stats(id)));
-    const receivedBefore = legs.reduce((s, l) => s + l.received, 0);
-    const t0 = performance.now();
-    await new Promise((r) => setTimeout(r, seconds * 1000));
-    const load = await engine.load();
-    const elapsed = (performance.now() - t0) / 1000;
-    const after = await Promise.all(ids.map((id) => engine.stats(id)));
-    const receivedAfter = legs.reduce((s, l) => s + l.received, 0);
-    if (timer) clearTimeout(timer);
-    let packetsIn = 0;
-    after.forEach((s, i) => {
-      packetsIn += (s?.packetsIn ?? 0) - (before[i]?.packetsIn ?? 0);
-    });
+    return null;
+  })();
+  if (setUp !== null) {
+    process.stdout.write(`${JSON.stringify({ build: b.name, kind, legs: n, failed: setUp })}\n`);
+    failures.push(`| ${n} | ${b.name} | ${kind} | ${setUp} |`);
     for (const id of ids) engine.release(id);
-    await until(() => events.filter((e) => e.type === 'media.released').length >= n + retried);
-    await until(
-      () =>
-        events.filter((e) => e.type === 'media.recordDone' || e.type === 'media.recordFailed').length >= n,
-    );
     await Promise.all(legs.map((l) => l.close()));
-    const row: Row = {
-      kind,
-      legs: n,
-      cpuPercent: load.cpuPercent,
-      cpuPerLeg: Number((load.cpuPercent / n).toFixed(3)),
-      lateP50Ms: load.tickLateP50Ms,
-      lateP99Ms: load.tickLateP99Ms,
-      lateMaxMs: load.tickLateMaxMs,
-      skippedTicks: load.skippedTicks,
-      ppsInPerLeg: Number((packetsIn / elapsed / n).toFixed(1)),
-      ppsOutPerLeg: Number(((receivedAfter - receivedBefore) / elapsed / n).toFixed(1)),
-      rssMB: Math.round(load.rssBytes / 1024 / 1024),
-      loadAverage: Number(loadavg()[0]!.toFixed(2)),
-      setupRetries: retried,
-    };
-    if (load.ticks === 0) {
-      // The load query timed out (2 s): the engine or this process was starved, nothing was measured.
-      failures.push(`| ${n} | ${kind} | the engine did not answer the load query |`);
-      process.stdout.write(`${JSON.stringify({ kind, legs: n, failed: 'no load figures' })}\n`);
-      continue;
-    }
-    rows.push(row);
-    process.stdout.write(`${JSON.stringify(row)}\n`);
+    return;
   }
+  for (const id of ids) {
+    engine.play(id, `${id}:play`, { kind: 'file', path: prompt }, { loop: 0 });
+    engine.record(id, `${id}:rec`, {
+      recordingSid: newSid(SidPrefix.Recording),
+      maxLengthSeconds: 3600,
+      silenceTimeoutSeconds: 0,
+      finishOnKey: '',
+      playBeep: false,
+    });
+  }
+  // The far ends send every 20 ms in 4 phases 5 ms apart, as independent phones would.
+  let tick = 0;
+  const start = performance.now();
+  let timer: NodeJS.Timeout | null = null;
+  const step = (): void => {
+    const due = Math.floor((performance.now() - start) / 5) + 1;
+    while (tick < due) {
+      const phase = tick % 4;
+      for (let i = phase; i < legs.length; i += 4) legs[i]!.sendFrame(Math.floor(tick / 4));
+      tick++;
+    }
+    timer = setTimeout(step, Math.max(0, start + tick * 5 - performance.now()));
+  };
+  step();
+  await new Promise((r) => setTimeout(r, warmup * 1000));
+  await engine.load();
+  const before = await Promise.all(ids.map((id) => engine.stats(id)));
+  const receivedBefore = legs.reduce((s, l) => s + l.received, 0);
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const load = await engine.load();
+  const elapsed = (performance.now() - t0) / 1000;
+  const after = await Promise.all(ids.map((id) => engine.stats(id)));
+  const receivedAfter = legs.reduce((s, l) => s + l.received, 0);
+  if (timer) clearTimeout(timer);
+  let packetsIn = 0;
+  after.forEach((s, i) => {
+    packetsIn += (s?.packetsIn ?? 0) - (before[i]?.packetsIn ?? 0);
+  });
+  for (const id of ids) engine.release(id);
+  await until(() => events.filter((e) => e.type === 'media.released').length >= n + retried);
+  await until(
+    () => events.filter((e) => e.type === 'media.recordDone' || e.type === 'media.recordFailed').length >= n,
+  );
+  await Promise.all(legs.map((l) => l.close()));
+  const row: Row = {
+    build: b.name,
+    kind,
+    legs: n,
+    cpuPercent: load.cpuPercent,
+    cpuPerLeg: Number((load.cpuPercent / n).toFixed(3)),
+    lateP50Ms: load.tickLateP50Ms,
+    lateP99Ms: load.tickLateP99Ms,
+    lateMaxMs: load.tickLateMaxMs,
+    skippedTicks: load.skippedTicks,
+    ppsInPerLeg: Number((packetsIn / elapsed / n).toFixed(1)),
+    ppsOutPerLeg: Number(((receivedAfter - receivedBefore) / elapsed / n).toFixed(1)),
+    rssMB: Math.round(load.rssBytes / 1024 / 1024),
+    loadAverage: Number(loadavg()[0]!.toFixed(2)),
+    setupRetries: retried,
+  };
+  if (load.ticks === 0) {
+    // The load query timed out (2 s): the engine or this process was starved, nothing was measured.
+    failures.push(`| ${n} | ${b.name} | ${kind} | the engine did not answer the load query |`);
+    process.stdout.write(`${JSON.stringify({ build: b.name, kind, legs: n, failed: 'no load figures' })}\n`);
+    return;
+  }
+  rows.push(row);
+  process.stdout.write(`${JSON.stringify(row)}\n`);
 }
 
+for (const n of steps) for (const kind of kinds) for (const b of builds) await measure(b, kind, n);
+
 process.stdout.write(
-  '\n| legs | kind | engine CPU % of one core | per leg | × plain | tick late p50 / p99 / max (ms) | skipped ticks | pps in / out per leg | RSS |\n',
+  '\n| legs | build | kind | engine CPU % of one core | per leg | × plain | tick late p50 / p99 / max (ms) | skipped ticks | pps in / out per leg | RSS |\n',
 );
-process.stdout.write('| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n');
+process.stdout.write('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n');
 for (const r of rows) {
-  const plain = rows.find((p) => p.legs === r.legs && p.kind === 'plain G.711');
+  const plain = rows.find((p) => p.legs === r.legs && p.build === r.build && p.kind === 'plain G.711');
   const ratio = plain && plain.cpuPerLeg > 0 ? (r.cpuPerLeg / plain.cpuPerLeg).toFixed(1) : 'n/a';
   process.stdout.write(
-    `| ${r.legs} | ${r.kind} | ${r.cpuPercent} | ${r.cpuPerLeg} % | ${ratio} | ${r.lateP50Ms} / ${r.lateP99Ms} / ${r.lateMaxMs} | ${r.skippedTicks} | ${r.ppsInPerLeg} / ${r.ppsOutPerLeg} | ${r.rssMB} MB |\n`,
+    `| ${r.legs} | ${r.build} | ${r.kind} | ${r.cpuPercent} | ${r.cpuPerLeg} % | ${ratio} | ${r.lateP50Ms} / ${r.lateP99Ms} / ${r.lateMaxMs} | ${r.skippedTicks} | ${r.ppsInPerLeg} / ${r.ppsOutPerLeg} | ${r.rssMB} MB |\n`,
   );
 }
 if (failures.length > 0)
-  process.stdout.write(`\n| legs | kind | not measured |\n| --- | --- | --- |\n${failures.join('\n')}\n`);
-await dispose();
+  process.stdout.write(
+    `\n| legs | build | kind | not measured |\n| --- | --- | --- | --- |\n${failures.join('\n')}\n`,
+  );
+for (const b of builds) await b.dispose();
 process.exit(0);

@@ -8,6 +8,7 @@ import type { Codec } from '../../port.js';
 import type { WebRtcCodecName } from '../../settings.js';
 import type { RtpPacket as Packet } from '../rtp.js';
 import { finishCandidates, makePassive, narrowbandOpus, negotiatedMedia, type WebRtcMedia } from './sdp.js';
+import { SrtpPath } from './srtp-path.js';
 import type { SrtpLink } from './webrtc-endpoint.js';
 
 /** How long ICE gathering (host candidates only) may take before we answer anyway. */
@@ -78,7 +79,9 @@ export class WebRtcPeer implements SrtpLink {
   private readonly pc: RTCPeerConnection;
   private transceiver: RTCRtpTransceiver | null = null;
   private closed = false;
-  /** Reused for every outgoing packet (see `send`). */
+  /** RTP's short path once DTLS is up (`srtp-path.ts`); null: werift's own path. */
+  private path: SrtpPath | null = null;
+  /** Reused for every outgoing packet on werift's path (see `send`). */
   private readonly header = new RtpHeader();
   onRtp: (pkt: Packet) => void = () => {};
   onState: (state: string) => void = () => {};
@@ -104,13 +107,17 @@ export class WebRtcPeer implements SrtpLink {
       iceInterfaceAddresses: opts.host === '0.0.0.0' ? undefined : { udp4: opts.host },
       bundlePolicy: 'max-bundle',
     });
-    this.pc.connectionStateChange.subscribe((s) => this.onState(s));
+    this.pc.connectionStateChange.subscribe((s) => {
+      if (s === 'connected') this.takePath();
+      this.onState(s);
+    });
     this.pc.onTransceiverAdded.subscribe((t) => this.attach(t));
   }
 
   private attach(t: RTCRtpTransceiver): void {
     if (t.kind !== 'audio' || this.transceiver) return;
     this.transceiver = t;
+    // werift's path: RTP before the short path is in place, or all of it when it cannot be.
     t.onTrack.subscribe((track) => {
       track.onReceiveRtp.subscribe((rtp) => {
         if (this.closed) return;
@@ -124,6 +131,16 @@ export class WebRtcPeer implements SrtpLink {
           payload: rtp.payload,
         });
       });
+    });
+  }
+
+  /** Puts RTP on the short path, keyed by the DTLS transport's current SRTP session. */
+  private takePath(): void {
+    const dtls = this.transceiver?.dtlsTransport;
+    if (this.closed || !dtls || this.path?.keyedBy === dtls.srtp) return;
+    this.path?.detach();
+    this.path = SrtpPath.attach(dtls, (pkt) => {
+      if (!this.closed) this.onRtp(pkt);
     });
   }
 
@@ -174,6 +191,11 @@ export class WebRtcPeer implements SrtpLink {
     return narrowbandOpus(finished.sdp);
   }
 
+  /** True while RTP takes the short path (`srtp-path.ts`) rather than werift's. */
+  get shortPath(): boolean {
+    return this.path !== null;
+  }
+
   get connected(): boolean {
     const dtls = this.transceiver?.dtlsTransport;
     return !this.closed && dtls !== undefined && dtls.state === 'connected';
@@ -182,6 +204,11 @@ export class WebRtcPeer implements SrtpLink {
   send(packet: Buffer): void {
     const dtls = this.transceiver?.dtlsTransport;
     if (!dtls || this.closed) return;
+    if (this.path) {
+      // The SSRC our SDP declares (a=ssrc): the far end routes bundled RTP by it.
+      this.path.send(packet, this.transceiver!.sender.ssrc);
+      return;
+    }
     // The endpoint built this packet (buildRtp: fixed 12-byte header, no CSRC, no extension), so
     // its fields are read in place into one reused header rather than parsed into a new RtpPacket
     // per frame. werift serializes the header synchronously inside sendRtp, before any await.
@@ -201,6 +228,8 @@ export class WebRtcPeer implements SrtpLink {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.path?.detach();
+    this.path = null;
     this.pc.close().catch(() => {});
   }
 }
