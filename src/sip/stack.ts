@@ -17,6 +17,7 @@ import {
   cloneMessage,
   isRequest,
   makeResponse,
+  makeWireResponse,
   newBranch,
   ReasonPhrase,
   type SipRequest,
@@ -203,19 +204,27 @@ export class SipStack {
 
   // ---- responses ------------------------------------------------------------------------------
 
-  /** Answers a request through its server transaction (retransmissions are the layer's job). */
+  /**
+   * Answers a request through its server transaction (retransmissions are the layer's job), or,
+   * for a stateless one (REGISTER), at once; the response returned then shares the request's
+   * header objects: read it, do not change it.
+   */
   respond(
     rq: SipRequest,
     status: number,
     options: { reason?: string; toTag?: string; headers?: Record<string, unknown>; content?: string } = {},
   ): SipResponse {
-    const rs = makeResponse(rq, status, options);
     const stateless = this.statelessReplies.get(rq);
     if (stateless) {
+      // Serialized here and dropped (the caller does not keep a stateless answer): no copies.
+      const rs = makeWireResponse(rq, status, options);
       const text = stack.stringify(rs);
       if (stateless.key !== null && status >= 200) this.recentReplies.answered(stateless.key, text);
       this.transports.sendRaw(stateless.flow, text);
-    } else this.sendResponse(rs);
+      return rs;
+    }
+    const rs = makeResponse(rq, status, options);
+    this.sendResponse(rs);
     return rs;
   }
 
