@@ -168,7 +168,9 @@ export class SipStack {
       via.params.received = flow.address;
       if ('rport' in via.params) via.params.rport = String(flow.port);
     }
-    const existing = this.layer.getServer(rq);
+    const stateless = STATELESS_METHODS.has(rq.method);
+    // A stateless method never has a server transaction to look up.
+    const existing = stateless ? undefined : this.layer.getServer(rq);
     if (existing) {
       existing.message(rq, flow);
       return;
@@ -177,15 +179,19 @@ export class SipStack {
       this.dispatch(rq, flow);
       return;
     }
-    const cn = this.transports.get(flow);
-    if (!cn) return;
-    if (STATELESS_METHODS.has(rq.method)) {
+    if (stateless) {
+      // No connection object: the answer goes out by the flow (sendRaw).
+      if (!this.transports.isOpen(flow)) return;
       const key = RecentReplies.keyOf(rq, flow);
       const seen = key === null ? null : this.recentReplies.begin(key);
       if (seen?.kind === 'pending') return;
       if (seen?.kind === 'answered') return void this.transports.sendRaw(flow, seen.text);
       this.statelessReplies.set(rq, { flow, key });
-    } else this.layer.createServerTransaction(rq, cn);
+    } else {
+      const cn = this.transports.get(flow);
+      if (!cn) return;
+      this.layer.createServerTransaction(rq, cn);
+    }
 
     const rejection = rejectionOf(rq);
     if (rejection) return void this.respond(rq, rejection.status, { headers: rejection.headers });
