@@ -248,17 +248,13 @@ export class Registrar {
       // A refresh (every client, every few minutes) is routine; a new or removed contact is news.
       const added = upsert.filter((u) =>
         applied.some((b) => b.contact === u.contact && b.registeredAt === now),
-      );
-      this.log[added.length || remove.length ? 'info' : 'debug'](
-        {
-          aor,
-          added: added.length,
-          refreshed: upsert.length - added.length,
-          removed: remove.length,
-          protocol: flow.protocol,
-        },
-        'sip registration updated',
-      );
+      ).length;
+      const level = added || remove.length ? 'info' : 'debug';
+      if (this.log.isLevelEnabled(level))
+        this.log[level](
+          { aor, added, refreshed: upsert.length - added, removed: remove.length, protocol: flow.protocol },
+          'sip registration updated',
+        );
     }
     this.stack.respond(rq, 200, {
       headers: {

@@ -226,7 +226,7 @@ export class SipStack {
       const rs = makeWireResponse(rq, status, options);
       const text = stack.stringify(rs);
       if (stateless.key !== null && status >= 200) this.recentReplies.answered(stateless.key, text);
-      this.transports.sendRaw(stateless.flow, text);
+      this.transports.sendRaw(stateless.flow, text, status);
       return rs;
     }
     const rs = makeResponse(rq, status, options);
