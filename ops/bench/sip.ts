@@ -12,8 +12,9 @@
  * Rates are sipp's achieved ones (successful calls / elapsed), not `-r`. A warm-up pass registers
  * every user once first (the server's credential cache and both registrars' bindings are warm, as
  * in service, where clients refresh).
- * Usage: npm run bench:sip [-- --users 10000 --step 10 --rates 1000,2000,4000,... --no-kamailio]
- * Diagnostics: BENCH_LOOP_LAG=1 (event-loop stalls per second), BENCH_TRACE_GC=1, BENCH_CPU_PROF=<dir>.
+ * Usage: npm run bench:sip [-- --users 10000 --step 10 --rates 1000,2000,4000,... --no-kamailio --no-invites]
+ * Diagnostics: BENCH_LOOP_LAG=1 (event-loop stalls per second), BENCH_TRACE_GC=1, BENCH_CPU_PROF=<dir>,
+ *   BENCH_SERVER_ARGS=<node options> (e.g. --heap-prof --heap-prof-dir=/abs/dir).
  */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -317,7 +318,7 @@ async function invites(): Promise<void> {
 async function main() {
   console.log(`bench:sip — node ${process.version}`);
   await registrations();
-  await invites();
+  if (!process.argv.includes('--no-invites')) await invites();
 }
 
 main().catch((e) => {

@@ -292,13 +292,16 @@ export async function startServer(
   const heap = process.env.BENCH_HEAP_SNAPSHOT
     ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${process.env.BENCH_HEAP_SNAPSHOT}`]
     : [];
+  // BENCH_SERVER_ARGS='--heap-prof --heap-prof-dir=/tmp/x': more node options for the server, as given
+  // (space-separated; a relative directory is relative to the server's checkout).
+  const extra = process.env.BENCH_SERVER_ARGS?.split(/\s+/).filter(Boolean) ?? [];
   const server = await startServerProcess(ns, {
     entry: serverEntry(),
     root: SERVER_DIR,
     admin: ADMIN,
     host: SERVER_IP,
     sipPort,
-    nodeArgs: [...prof, ...heap, ...inspect, ...diagnostics()],
+    nodeArgs: [...prof, ...heap, ...inspect, ...diagnostics(), ...extra],
     env: { LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

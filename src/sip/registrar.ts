@@ -40,6 +40,9 @@ export class Registrar {
   private readonly own: Set<string>;
   /** The digest secret every node shares (read once; a failed read is tried again next time). */
   private secret: Promise<string> | null = null;
+  private secretValue: string | null = null;
+  /** The Date header of the 200s, made once a second. */
+  private date = { second: -1, text: '' };
   private readonly observers: RegistrationObserver[] = [];
 
   constructor(
@@ -103,8 +106,9 @@ export class Registrar {
       await this.challenge(rq, domain, proxy, false);
       return { ok: false };
     }
+    const secret = this.digestSecret();
     const nonce = verifyNonce(
-      await this.digestSecret(),
+      typeof secret === 'string' ? secret : await secret,
       creds.nonce,
       domain,
       sourceOf(rq),
@@ -129,23 +133,38 @@ export class Registrar {
     return { ok: true, subject, domain };
   }
 
-  private digestSecret(): Promise<string> {
+  private digestSecret(): Promise<string> | string {
+    // Known after the first read: no promise (and no turn of the microtask queue) per request.
+    if (this.secretValue !== null) return this.secretValue;
     if (!this.secret) {
       this.secret = this.store.digestSecret();
-      this.secret.catch(() => {
-        this.secret = null;
-      });
+      this.secret.then(
+        (value) => {
+          this.secretValue = value;
+        },
+        () => {
+          this.secret = null;
+        },
+      );
     }
     return this.secret;
   }
 
   /** A 401/407 with a fresh stateless nonce: nothing is stored per challenge. */
   private async challenge(rq: SipRequest, realm: string, proxy: boolean, stale: boolean): Promise<void> {
-    const nonce = issueNonce(await this.digestSecret(), realm, sourceOf(rq));
+    const secret = this.digestSecret();
+    const nonce = issueNonce(typeof secret === 'string' ? secret : await secret, realm, sourceOf(rq));
     const h: StackAuth[] = [challengeHeader(realm, nonce, stale)];
     this.stack.respond(rq, proxy ? 407 : 401, {
       headers: proxy ? { 'proxy-authenticate': h } : { 'www-authenticate': h },
     });
+  }
+
+  /** RFC 1123 time of `now`, as the 200 to a REGISTER carries it (§20.17); to the second. */
+  private dateHeader(now: number): string {
+    const second = Math.floor(now / 1000);
+    if (this.date.second !== second) this.date = { second, text: new Date(second * 1000).toUTCString() };
+    return this.date.text;
   }
 
   /** Handles one REGISTER end to end; never throws (a store failure answers 500). */
@@ -229,17 +248,13 @@ export class Registrar {
       // A refresh (every client, every few minutes) is routine; a new or removed contact is news.
       const added = upsert.filter((u) =>
         applied.some((b) => b.contact === u.contact && b.registeredAt === now),
-      );
-      this.log[added.length || remove.length ? 'info' : 'debug'](
-        {
-          aor,
-          added: added.length,
-          refreshed: upsert.length - added.length,
-          removed: remove.length,
-          protocol: flow.protocol,
-        },
-        'sip registration updated',
-      );
+      ).length;
+      const level = added || remove.length ? 'info' : 'debug';
+      if (this.log.isLevelEnabled(level))
+        this.log[level](
+          { aor, added, refreshed: upsert.length - added, removed: remove.length, protocol: flow.protocol },
+          'sip registration updated',
+        );
     }
     this.stack.respond(rq, 200, {
       headers: {
@@ -252,7 +267,7 @@ export class Registrar {
               })),
             }
           : {}),
-        date: new Date(now).toUTCString(),
+        date: this.dateHeader(now),
       },
     });
   }

@@ -17,6 +17,7 @@ import {
   cloneMessage,
   isRequest,
   makeResponse,
+  makeWireResponse,
   newBranch,
   ReasonPhrase,
   type SipRequest,
@@ -167,7 +168,9 @@ export class SipStack {
       via.params.received = flow.address;
       if ('rport' in via.params) via.params.rport = String(flow.port);
     }
-    const existing = this.layer.getServer(rq);
+    const stateless = STATELESS_METHODS.has(rq.method);
+    // A stateless method never has a server transaction to look up.
+    const existing = stateless ? undefined : this.layer.getServer(rq);
     if (existing) {
       existing.message(rq, flow);
       return;
@@ -176,15 +179,19 @@ export class SipStack {
       this.dispatch(rq, flow);
       return;
     }
-    const cn = this.transports.get(flow);
-    if (!cn) return;
-    if (STATELESS_METHODS.has(rq.method)) {
+    if (stateless) {
+      // No connection object: the answer goes out by the flow (sendRaw).
+      if (!this.transports.isOpen(flow)) return;
       const key = RecentReplies.keyOf(rq, flow);
       const seen = key === null ? null : this.recentReplies.begin(key);
       if (seen?.kind === 'pending') return;
       if (seen?.kind === 'answered') return void this.transports.sendRaw(flow, seen.text);
       this.statelessReplies.set(rq, { flow, key });
-    } else this.layer.createServerTransaction(rq, cn);
+    } else {
+      const cn = this.transports.get(flow);
+      if (!cn) return;
+      this.layer.createServerTransaction(rq, cn);
+    }
 
     const rejection = rejectionOf(rq);
     if (rejection) return void this.respond(rq, rejection.status, { headers: rejection.headers });
@@ -203,19 +210,27 @@ export class SipStack {
 
   // ---- responses ------------------------------------------------------------------------------
 
-  /** Answers a request through its server transaction (retransmissions are the layer's job). */
+  /**
+   * Answers a request through its server transaction (retransmissions are the layer's job), or,
+   * for a stateless one (REGISTER), at once; the response returned then shares the request's
+   * header objects: read it, do not change it.
+   */
   respond(
     rq: SipRequest,
     status: number,
     options: { reason?: string; toTag?: string; headers?: Record<string, unknown>; content?: string } = {},
   ): SipResponse {
-    const rs = makeResponse(rq, status, options);
     const stateless = this.statelessReplies.get(rq);
     if (stateless) {
+      // Serialized here and dropped (the caller does not keep a stateless answer): no copies.
+      const rs = makeWireResponse(rq, status, options);
       const text = stack.stringify(rs);
       if (stateless.key !== null && status >= 200) this.recentReplies.answered(stateless.key, text);
-      this.transports.sendRaw(stateless.flow, text);
-    } else this.sendResponse(rs);
+      this.transports.sendRaw(stateless.flow, text, status);
+      return rs;
+    }
+    const rs = makeResponse(rq, status, options);
+    this.sendResponse(rs);
     return rs;
   }
 

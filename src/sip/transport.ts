@@ -397,10 +397,16 @@ export class SipTransports {
     };
   }
 
-  /** Writes bytes as they are (stateless answers to messages we could not fully parse). */
-  sendRaw(flow: Flow, text: string): void {
-    const status = /^SIP\/2\.0 (\d{3}) /.exec(text)?.[1];
-    if (status) this.options.meter?.response('out', Number(status));
+  /**
+   * Writes bytes as they are (stateless answers). `status` is the response's, when the caller knows
+   * it; else it is read from the text, for the meter.
+   */
+  sendRaw(flow: Flow, text: string, status?: number): void {
+    const meter = this.options.meter;
+    if (meter) {
+      const code = status ?? Number(/^SIP\/2\.0 (\d{3}) /.exec(text)?.[1] ?? 0);
+      if (code) meter.response('out', code);
+    }
     if (flow.protocol === 'UDP') this.udp?.send(Buffer.from(text, 'latin1'), flow.port, flow.address);
     else if (flow.protocol === 'TCP') this.streams.get(key(flow.address, flow.port))?.write(text, 'latin1');
     else

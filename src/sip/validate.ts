@@ -20,7 +20,6 @@ const TOKEN_RE = new RegExp(`^${TOKEN}$`);
 const REQUEST_LINE = new RegExp(`^(${TOKEN}) (\\S+) SIP/(\\d+)\\.(\\d+)$`);
 const LOOSE_REQUEST_LINE = new RegExp(`^${TOKEN}[ \\t]+.*[ \\t]SIP/(\\d+\\.\\d+)[ \\t]*$`);
 const STATUS_LINE = /^SIP\/(\d+)\.(\d+) (\d{3}) ([^\r\n]*)$/;
-const HEADER_LINE = new RegExp(`^(${TOKEN})[ \\t]*:[ \\t]*(.*)$`, 's');
 const COMPACT: Readonly<Record<string, string>> = {
   i: 'call-id',
   m: 'contact',
@@ -37,7 +36,7 @@ const COMPACT: Readonly<Record<string, string>> = {
   u: 'allow-events',
 };
 /** Headers that may appear once only (RFC 3261 §7.3.1: not a comma-separated list). */
-const SINGLE = new Set([
+const SINGLE = [
   'to',
   'from',
   'call-id',
@@ -46,7 +45,16 @@ const SINGLE = new Set([
   'content-length',
   'content-type',
   'expires',
-]);
+] as const;
+/** Headers every message must have. */
+const REQUIRED = ['via', 'to', 'from', 'call-id', 'cseq'] as const;
+/** The headers validateRaw reads, each with a bit in its masks of the ones present and repeated. */
+const CHECKED = [...SINGLE, 'via', 'contact', 'route', 'record-route'] as const;
+type CheckedHeader = (typeof CHECKED)[number];
+const CHECKED_BITS = new Map<string, number>(CHECKED.map((name, i) => [name, i]));
+const bitOf = (name: CheckedHeader): number => CHECKED_BITS.get(name) as number;
+/** A value per checked header, none yet (filled in, not grown: its elements stay packed). */
+const NO_VALUES: readonly (string | undefined)[] = CHECKED.map(() => undefined);
 const MAX_INT32 = 2 ** 31 - 1;
 const KNOWN_METHODS = new Set([
   'INVITE',
@@ -67,36 +75,83 @@ const KNOWN_METHODS = new Set([
 
 interface Parsed {
   readonly startLine: string;
+  /** Header lines, folded continuations joined (§7.3.1). */
   readonly headers: readonly string[];
   readonly body: string;
 }
 
-/** Splits head and body and unfolds header lines; null when there is no blank line. */
-function split(raw: string): Parsed | null {
-  const text = raw.replace(/^(?:\r\n)+/, '');
-  const end = text.indexOf('\r\n\r\n');
-  if (end < 0) return null;
-  return splitAt(text, end);
+const CR = 0x0d;
+const LF = 0x0a;
+const SP = 0x20;
+const HTAB = 0x09;
+
+/** Where the text starts after leading empty lines (CRLFs a peer may send before a message, §7.5). */
+function textStart(raw: string): number {
+  let i = 0;
+  while (raw.charCodeAt(i) === CR && raw.charCodeAt(i + 1) === LF) i += 2;
+  return i;
 }
 
-function splitAt(text: string, end: number): Parsed {
-  const lines = text.slice(0, end).split('\r\n');
-  const startLine = lines.shift() ?? '';
+/** Splits head and body and unfolds header lines; null when there is no blank line. */
+function split(raw: string): Parsed | null {
+  const start = textStart(raw);
+  const end = raw.indexOf('\r\n\r\n', start);
+  if (end < 0) return null;
+  // Lines are cut by index: no array of all lines, no copy of the head.
+  let eol = raw.indexOf('\r\n', start);
+  if (eol < 0 || eol > end) eol = end;
+  const startLine = raw.slice(start, eol);
   const headers: string[] = [];
-  for (const line of lines) {
+  while (eol < end) {
+    const from = eol + 2;
+    let next = raw.indexOf('\r\n', from);
+    if (next < 0 || next > end) next = end;
+    const first = raw.charCodeAt(from);
     // Folded continuation lines join the header before them (§7.3.1).
-    if (/^[ \t]/.test(line) && headers.length > 0) headers[headers.length - 1] += ` ${line.trim()}`;
-    else headers.push(line);
+    if ((first === SP || first === HTAB) && headers.length > 0)
+      headers[headers.length - 1] += ` ${raw.slice(from, next).trim()}`;
+    else headers.push(raw.slice(from, next));
+    eol = next;
   }
-  return { startLine, headers, body: text.slice(end + 4) };
+  return { startLine, headers, body: raw.slice(end + 4) };
+}
+
+/** token characters (RFC 3261 §25.1): alphanumerics and -.!%*_+`'~ */
+const TOKEN_CHAR = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-.!%*_+`'~")
+  TOKEN_CHAR[c.charCodeAt(0)] = 1;
+const isTokenChar = (code: number): boolean => code < 128 && TOKEN_CHAR[code] === 1;
+
+/** Header names as written (`Via`, `v`, `CSeq`) to their canonical lower-case form; bounded. */
+const NAMES = new Map<string, string>();
+const MAX_NAMES = 1_000;
+
+function canonicalName(written: string): string {
+  const known = NAMES.get(written);
+  if (known !== undefined) return known;
+  const lower = written.toLowerCase();
+  // Only one-letter names have compact forms (and a lookup of `constructor` must not find Object's).
+  const name = (lower.length === 1 ? COMPACT[lower] : undefined) ?? lower;
+  if (NAMES.size >= MAX_NAMES) NAMES.clear();
+  NAMES.set(written, name);
+  return name;
+}
+
+/** Length of the header name (a token) at the start of `line`, or -1 when the line is no `token: value`. */
+function nameEnd(line: string): number {
+  let i = 0;
+  while (i < line.length && isTokenChar(line.charCodeAt(i))) i++;
+  if (i === 0) return -1;
+  let j = i;
+  while (line.charCodeAt(j) === SP || line.charCodeAt(j) === HTAB) j++;
+  return line.charCodeAt(j) === 0x3a /* : */ ? i : -1;
 }
 
 /** Header name (lower case, compact forms expanded) and value; null for a malformed line. */
 function header(line: string): readonly [string, string] | null {
-  const m = HEADER_LINE.exec(line);
-  if (!m) return null;
-  const name = (m[1] as string).toLowerCase();
-  return [COMPACT[name] ?? name, (m[2] as string).trim()];
+  const n = nameEnd(line);
+  if (n < 0) return null;
+  return [canonicalName(line.slice(0, n)), line.slice(line.indexOf(':', n) + 1).trim()];
 }
 
 const VIA_PARM = new RegExp(
@@ -106,27 +161,28 @@ const VIA_PARM = new RegExp(
 
 /** Splits a header value at commas outside quotes and angle brackets. */
 export function splitList(value: string): string[] {
+  // Most values are one entry: no scan for the places to cut.
+  if (!value.includes(',')) return [value.trim()];
   const out: string[] = [];
   let depth = 0;
   let quoted = false;
-  let cur = '';
+  let from = 0;
   for (let i = 0; i < value.length; i++) {
-    const c = value[i] as string;
+    const c = value.charCodeAt(i);
     if (quoted) {
-      cur += c;
-      if (c === '\\') cur += value[++i] ?? '';
-      else if (c === '"') quoted = false;
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) quoted = false;
       continue;
     }
-    if (c === '"') quoted = true;
-    else if (c === '<') depth++;
-    else if (c === '>') depth--;
-    if (c === ',' && depth === 0) {
-      out.push(cur.trim());
-      cur = '';
-    } else cur += c;
+    if (c === 0x22) quoted = true;
+    else if (c === 0x3c /* < */) depth++;
+    else if (c === 0x3e /* > */) depth--;
+    else if (c === 0x2c /* , */ && depth === 0) {
+      out.push(value.slice(from, i).trim());
+      from = i + 1;
+    }
   }
-  out.push(cur.trim());
+  out.push(value.slice(from).trim());
   return out;
 }
 
@@ -215,72 +271,108 @@ export function validateRaw(raw: string, datagram: boolean): Verdict {
   )
     return reject(400, 'Headers In Request-URI');
 
-  const seen = new Map<string, string[]>();
-  const pairs: (readonly [string, string])[] = [];
+  // One pass over the header lines: names and values in order (for the byte rules), the first
+  // value of the headers read once, and the lists checked entry by entry below.
+  const names: string[] = [];
+  const values: string[] = [];
+  let present = 0;
+  let repeated = 0;
+  const first = NO_VALUES.slice();
   for (const line of parts.headers) {
     const h = header(line);
     if (!h) return bad('Malformed header line');
-    pairs.push(h);
-    const list = seen.get(h[0]) ?? [];
-    list.push(h[1]);
-    seen.set(h[0], list);
+    const [name, value] = h;
+    names.push(name);
+    values.push(value);
+    const bit = CHECKED_BITS.get(name);
+    if (bit === undefined) continue;
+    if (present & (1 << bit)) repeated |= 1 << bit;
+    else {
+      present |= 1 << bit;
+      first[bit] = value;
+    }
   }
   if (req) {
-    const p = requestProblem(req[1] as string, requestUri, parts.startLine, pairs, parts.body);
+    const p = requestProblem(req[1] as string, requestUri, parts.startLine, names, values, parts.body);
     if (p) return reject(p.status, p.reason);
-  } else if (controlIn(parts.startLine) === 'bare' || pairs.some(([, v]) => controlIn(v) === 'bare'))
+  } else if (controlIn(parts.startLine) === 'bare' || values.some((v) => controlIn(v) === 'bare'))
     return drop('control character in a response');
   for (const name of SINGLE) {
-    if ((seen.get(name)?.length ?? 0) > 1) return bad(`Duplicate ${name} header`);
+    if (repeated & (1 << bitOf(name))) return bad(`Duplicate ${name} header`);
   }
-  const one = (name: string) => seen.get(name)?.[0];
-  for (const name of ['via', 'to', 'from', 'call-id', 'cseq']) {
-    if (!seen.has(name)) return bad(`Missing ${name} header`);
+  for (const name of REQUIRED) {
+    if (!(present & (1 << bitOf(name)))) return bad(`Missing ${name} header`);
   }
+  const one = (name: CheckedHeader) => first[bitOf(name)];
+  const each = (name: CheckedHeader, check: (v: string) => Verdict | null): Verdict | null => {
+    if (!(repeated & (1 << bitOf(name)))) {
+      const v = one(name);
+      return v === undefined ? null : check(v);
+    }
+    for (let i = 0; i < names.length; i++) {
+      if (names[i] !== name) continue;
+      const verdict = check(values[i] as string);
+      if (verdict) return verdict;
+    }
+    return null;
+  };
 
-  for (const v of seen.get('via') ?? []) {
+  const viaProblem = each('via', (v) => {
     for (const parm of splitList(v)) {
       if (!VIA_PARM.test(parm)) return bad('Malformed Via');
       // The magic cookie alone is no branch at all (RFC 4475 §3.1.2.18).
-      if (/;[ \t]*branch[ \t]*=[ \t]*z9hG4bK[ \t]*(?:;|$)/.test(parm)) return bad('Malformed Via branch');
+      if (BARE_COOKIE.test(parm)) return bad('Malformed Via branch');
     }
-  }
-  const cseq = /^(\d+)[ \t]+(\S+)$/.exec(one('cseq') ?? '');
+    return null;
+  });
+  if (viaProblem) return viaProblem;
+  const cseq = CSEQ.exec(one('cseq') ?? '');
   if (!cseq || Number(cseq[1]) > MAX_INT32) return bad('Malformed CSeq');
   // A method we do not implement gets 501 even when its CSeq disagrees (RFC 4475 §3.1.2.16).
   if (req && cseq[2] !== req[1] && KNOWN_METHODS.has(req[1] as string))
     return reject(400, 'CSeq method does not match the request method');
-  if (!/^\S+$/.test(one('call-id') ?? '')) return bad('Malformed Call-ID');
-  for (const name of ['to', 'from']) {
-    if (nameAddrUri(one(name) ?? '') === null) return bad(`Malformed ${name} header`);
-  }
+  if (!NO_SPACE.test(one('call-id') ?? '')) return bad('Malformed Call-ID');
+  if (nameAddrUri(one('to') ?? '') === null) return bad('Malformed to header');
+  if (nameAddrUri(one('from') ?? '') === null) return bad('Malformed from header');
   const mf = one('max-forwards');
   if (mf !== undefined && (!/^\d{1,10}$/.test(mf) || Number(mf) > 255)) return bad('Malformed Max-Forwards');
   const expires = one('expires');
-  if (expires !== undefined && (!/^\d+$/.test(expires) || Number(expires) > MAX_INT32))
+  if (expires !== undefined && (!DIGITS.test(expires) || Number(expires) > MAX_INT32))
     return bad('Malformed Expires');
-  for (const v of seen.get('contact') ?? []) {
-    if (v === '*') continue;
+  const contactProblem = each('contact', (v) => {
+    if (v === '*') return null;
     for (const c of splitList(v)) {
       if (nameAddrUri(c) === null) return bad('Malformed Contact');
-      const exp = /;[ \t]*expires[ \t]*=[ \t]*([^;\s]*)/i.exec(c.slice(c.lastIndexOf('>') + 1));
-      if (exp && (!/^\d+$/.test(exp[1] as string) || Number(exp[1]) > MAX_INT32))
+      const exp = CONTACT_EXPIRES.exec(c.slice(c.lastIndexOf('>') + 1));
+      if (exp && (!DIGITS.test(exp[1] as string) || Number(exp[1]) > MAX_INT32))
         return bad('Malformed Contact');
     }
-  }
-  for (const name of ['route', 'record-route']) {
-    for (const v of seen.get(name) ?? [])
+    return null;
+  });
+  if (contactProblem) return contactProblem;
+  for (const name of ['route', 'record-route'] as const) {
+    const routeProblem = each(name, (v) => {
       for (const r of splitList(v)) if (nameAddrUri(r) === null) return bad(`Malformed ${name}`);
+      return null;
+    });
+    if (routeProblem) return routeProblem;
   }
   const cl = one('content-length');
   if (cl !== undefined) {
-    if (!/^\d+$/.test(cl)) return bad('Malformed Content-Length');
+    if (!DIGITS.test(cl)) return bad('Malformed Content-Length');
     if (datagram && Number(cl) > parts.body.length) return bad('Content-Length larger than the message');
   }
   const ct = one('content-type');
   if (ct !== undefined && !CONTENT_TYPE.test(ct)) return bad('Malformed Content-Type');
-  return { kind: 'ok' };
+  return OK;
 }
+
+const OK: Verdict = { kind: 'ok' };
+const BARE_COOKIE = /;[ \t]*branch[ \t]*=[ \t]*z9hG4bK[ \t]*(?:;|$)/;
+const CSEQ = /^(\d+)[ \t]+(\S+)$/;
+const NO_SPACE = /^\S+$/;
+const DIGITS = /^\d+$/;
+const CONTACT_EXPIRES = /;[ \t]*expires[ \t]*=[ \t]*([^;\s]*)/i;
 
 /**
  * A response built from the raw request text, for requests the stack could not or should not parse:

@@ -26,12 +26,17 @@ export const SipLimits = {
 } as const;
 
 const isCtl = (code: number): boolean => (code < 0x20 && code !== 0x09) || code === 0x7f;
+/** Any CTL octet (CR and LF included): without one, a value holds no control character anywhere. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const ANY_CTL = /[\x00-\x08\x0a-\x1f\x7f]/;
 
 /**
  * Where `value` holds a control character: 'bare' outside a quoted-pair (never allowed), 'quoted'
  * as a quoted-pair (allowed by the grammar, refused where the value may be stored), else null.
  */
 export function controlIn(value: string): 'bare' | 'quoted' | null {
+  // Nearly every value has no control character at all: one native scan says so.
+  if (!ANY_CTL.test(value)) return null;
   let quoted = false;
   let inQuotedPair: 'quoted' | null = null;
   for (let i = 0; i < value.length; i++) {
@@ -70,20 +75,32 @@ const problem = (reason: string): WireProblem => ({ status: 400, reason });
 function parts(value: string): { display: string; user: string } {
   const lt = value.indexOf('<');
   const display = lt > 0 ? value.slice(0, lt).trim() : '';
-  const uri = lt >= 0 ? value.slice(lt + 1, value.indexOf('>', lt) >>> 0) : value;
-  const m = /^[A-Za-z][A-Za-z0-9+\-.]*:([^@]*)@/.exec(uri);
-  return { display, user: m?.[1] ?? '' };
+  const from = lt >= 0 ? lt + 1 : 0;
+  const gt = lt >= 0 ? value.indexOf('>', lt) : -1;
+  const to = gt >= 0 ? gt : value.length;
+  // `scheme:user@…` (the scheme as in RFC 3986); no `@` within the URI, no user.
+  let i = from;
+  if (!isAlpha(value.charCodeAt(i))) return { display, user: '' };
+  while (i < to && isSchemeChar(value.charCodeAt(i))) i++;
+  if (value.charCodeAt(i) !== 0x3a /* : */ || i >= to) return { display, user: '' };
+  const at = value.indexOf('@', i + 1);
+  return { display, user: at >= 0 && at < to ? value.slice(i + 1, at) : '' };
 }
 
+const isAlpha = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+const isSchemeChar = (c: number): boolean =>
+  isAlpha(c) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e;
+
 /**
- * The problem with a request's start line, headers (name lower case, compact forms expanded) and
- * body, or null. Only requests are checked here: a broken response is dropped by the caller.
+ * The problem with a request's start line, headers (`names` lower case, compact forms expanded,
+ * and their `values`, in order) and body, or null. Only requests are checked here: a broken response is dropped by the caller.
  */
 export function requestProblem(
   method: string,
   requestUri: string,
   startLine: string,
-  headers: ReadonlyArray<readonly [string, string]>,
+  names: readonly string[],
+  values: readonly string[],
   body: string,
 ): WireProblem | null {
   if (controlIn(startLine) !== null) return problem('Control Character In Request-Line');
@@ -93,7 +110,9 @@ export function requestProblem(
   if (unescaping && ESCAPED_CTL.test(parts(requestUri).user))
     return problem('Control Character In Request-URI');
   let contentType = '';
-  for (const [name, value] of headers) {
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    const value = values[i] as string;
     const ctl = controlIn(value);
     if (ctl === 'bare' || (ctl === 'quoted' && storing)) return problem(`Control Character In ${name}`);
     if (value.length > SipLimits.HEADER_VALUE) return problem(`${name} Too Long`);

@@ -127,3 +127,44 @@ describe('length limits', () => {
     ).toBe('ok');
   });
 });
+
+describe('header lines', () => {
+  const verdict = (raw: string) => {
+    const v = validateRaw(raw, true);
+    return v.kind === 'ok' ? 'ok' : `${v.kind} ${v.reason}`;
+  };
+
+  it('skips empty lines before the start line and joins folded lines to the header before them', () => {
+    expect(verdict(`\r\n\r\n${request()}`)).toBe('ok');
+    expect(verdict(request({ extra: ['Subject: a long', ' \tsubject'] }))).toBe('ok');
+    // A folded From still has to be a name-addr after joining.
+    expect(verdict(request({ from: '"Alice"\r\n <sip:alice@example.test>' }))).toBe('ok');
+  });
+
+  it('reads compact forms as their long names', () => {
+    expect(verdict(request({ extra: ['i: c2@example.test'] }))).toBe('reject Duplicate call-id header');
+    expect(verdict(request({ extra: ['m: <sip:a@b>;expires=x'] }))).toBe('reject Malformed Contact');
+  });
+
+  it('checks every Via line and every entry of a list', () => {
+    expect(
+      verdict(request({ extra: ['Via: SIP/2.0/UDP h;branch=z9hG4bKa, SIP/2.0/UDP h;branch=z9hG4bK'] })),
+    ).toBe('reject Malformed Via branch');
+    expect(verdict(request({ extra: ['Route: <sip:r1;lr>, bad'] }))).toBe('reject Malformed route');
+  });
+
+  it('names the first repeated single header in a fixed order, whatever the order of the lines', () => {
+    expect(verdict(request({ extra: ['Max-Forwards: 70', 'To: <sip:x@y>'] }))).toBe(
+      'reject Duplicate to header',
+    );
+  });
+
+  it('takes names that are properties of plain objects as ordinary headers', () => {
+    expect(verdict(request({ extra: ['constructor: x', '__proto__: y', 'toString: z'] }))).toBe('ok');
+  });
+
+  it('refuses a line that is no `token: value`', () => {
+    expect(verdict(request({ extra: ['No colon here'] }))).toBe('reject Malformed header line');
+    expect(verdict(request({ extra: ['Bad name: x'] }))).toBe('reject Malformed header line');
+  });
+});
