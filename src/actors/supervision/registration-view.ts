@@ -54,6 +54,8 @@ export interface RegistrationRefresh {
 interface Tracked {
   registration: StreamRegistration;
   timer: NodeJS.Timeout;
+  /** When `timer` fires (epoch ms). */
+  dueAt: number;
 }
 
 /** Node's setTimeout limit (about 24.8 days); a longer wait is taken in steps. */
@@ -182,7 +184,12 @@ export class RegistrationView {
     this.bindings.clear();
   }
 
-  private track(registration: StreamRegistration): void {
+  /**
+   * Tracks the binding until its expiry. A refresh mostly moves the expiry later: the timer set
+   * for the earlier one is kept (it wakes, finds the later time and waits the rest), so a client
+   * refreshing every minute costs no timer churn per REGISTER. `rearm` sets a new timer regardless.
+   */
+  private track(registration: StreamRegistration, rearm = false): void {
     const { aor, contact } = registration;
     let contacts = this.bindings.get(aor);
     if (!contacts) {
@@ -190,10 +197,15 @@ export class RegistrationView {
       this.bindings.set(aor, contacts);
     }
     const before = contacts.get(contact);
+    if (before && !rearm && before.dueAt <= registration.expiresAt) {
+      before.registration = registration;
+      return;
+    }
     if (before) clearTimeout(before.timer);
-    const timer = setTimeout(() => this.expire(aor, contact), this.delayUntil(registration.expiresAt));
+    const delay = this.delayUntil(registration.expiresAt);
+    const timer = setTimeout(() => this.expire(aor, contact), delay);
     timer.unref();
-    contacts.set(contact, { registration, timer });
+    contacts.set(contact, { registration, timer, dueAt: this.now() + delay });
   }
 
   private delayUntil(at: number): number {
@@ -204,9 +216,9 @@ export class RegistrationView {
     const t = this.bindings.get(aor)?.get(contact);
     if (!t) return;
     const { registration } = t;
-    // Woken early (a wait longer than one timer can hold): wait the rest.
+    // Woken early (refreshed since, or a wait longer than one timer can hold): wait the rest.
     if (registration.expiresAt > this.now()) {
-      this.track(registration);
+      this.track(registration, true);
       return;
     }
     this.untrack(aor, contact);

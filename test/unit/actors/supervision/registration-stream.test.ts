@@ -117,6 +117,36 @@ describe('LiveStream registrations', () => {
     ]);
   });
 
+  it('a refreshed binding expires at its new time, later or sooner than the one before', () => {
+    const a = stream('ID-A');
+    const got: string[] = [];
+    a.subscribe(undefined, (f) => got.push(f));
+    const t = Date.now();
+    const later = 'sip:alice@127.0.0.2:5070';
+    const sooner = 'sip:alice@127.0.0.2:5071';
+    a.observeRegistration(change([binding(later, t + 60_000), binding(sooner, t + 120_000)]));
+    a.observeRegistration(change([binding(later, t + 120_000), binding(sooner, t + 30_000)]));
+    a.flush();
+    expect(states(got)).toEqual([
+      ['registered', later],
+      ['registered', sooner],
+    ]);
+    vi.advanceTimersByTime(31_000);
+    a.flush();
+    expect(states(got).at(-1)).toEqual(['expired', sooner]);
+    // Past the first expiry of `later`: still registered.
+    vi.advanceTimersByTime(30_000);
+    a.flush();
+    expect(states(got)).toHaveLength(3);
+    expect(
+      JSON.parse(a.snapshot(undefined)).registrations.map((r: { contact: string }) => r.contact),
+    ).toEqual([later]);
+    vi.advanceTimersByTime(60_000);
+    a.flush();
+    expect(states(got).at(-1)).toEqual(['expired', later]);
+    expect(JSON.parse(a.snapshot(undefined)).registrations).toEqual([]);
+  });
+
   it('another node follows the relay, refreshes included, and times expiry itself', () => {
     const wire: string[] = [];
     const a = stream('ID-A', (m) => wire.push(m));
