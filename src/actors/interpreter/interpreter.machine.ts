@@ -58,13 +58,15 @@ import {
 import { recordAfterHangupLogic } from './verbs/record.js';
 import { errorText } from './verbs/support.js';
 
-const verbInput = ({ context }: { context: InterpreterContext }): VerbInput => ({
+/** The input of the current verb; `seq` is the verb's (the context's unless it is being started). */
+const inputOfVerb = (context: InterpreterContext, seq = context.seq): VerbInput => ({
   node: context.program[context.index]!,
   call: context.call,
   answered: context.answered,
   documentUrl: context.documentUrl ?? '',
-  opId: `v${context.seq}`,
+  opId: `v${seq}`,
 });
+const verbInput = ({ context }: { context: InterpreterContext }): VerbInput => inputOfVerb(context);
 
 /** Actor names of the verbs: the element names, so the routing table reads like the markup. */
 type VerbSrc =
@@ -85,6 +87,12 @@ const currentVerb = (context: InterpreterContext): string | null =>
 const recordOutcome = {
   type: 'recordOutcome',
   params: ({ event }: { event: { output: VerbOutcome } }) => event.output,
+} as const;
+
+/** `verb.finished` for the outcome a verb actor returned (the context's outcome is not needed for it). */
+const emitFinishedWith = {
+  type: 'emitVerbFinished',
+  params: ({ event }: { event: { output: VerbOutcome } }) => ({ outcome: event.output.kind }),
 } as const;
 
 /** The states of the verbs that run as actors, by element name. */
@@ -111,7 +119,7 @@ const startCurrentVerb = (actions: readonly 'markAnswered'[]) =>
     {
       guard: 'isImmediate',
       target: '#interpreter.executing.deciding',
-      actions: [...actions, 'startVerb', 'emitVerbStarted', 'recordImmediateOutcome', 'emitVerbFinished'],
+      actions: [...actions, 'startImmediateVerb', 'emitVerbStarted', 'emitVerbFinished'],
     },
     ...VERB_STATES.map(([verb, state]) => ({
       guard: { type: 'isVerb' as const, params: { verb } },
@@ -133,7 +141,8 @@ export function createInterpreterMachine(services: InterpreterServices) {
         src,
         input: verbInput,
         // The common outcome, "next", goes straight to the next verb (what `deciding` would do, one
-        // step fewer: each step of the machine is a snapshot built and thrown away).
+        // step fewer: each step of the machine is a snapshot built and thrown away). `advance` clears
+        // the outcome, so it is not recorded first: one context copy fewer per verb.
         onDone: [
           {
             guard: {
@@ -141,7 +150,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
               params: ({ event }: { event: { output: VerbOutcome } }) => event.output,
             },
             target: '#interpreter.executing.next',
-            actions: [recordOutcome, 'emitVerbFinished', 'advance'],
+            actions: [emitFinishedWith, 'advance'],
           },
           { target: '#interpreter.executing.deciding', actions: [recordOutcome, 'emitVerbFinished'] },
         ],
@@ -204,21 +213,29 @@ export function createInterpreterMachine(services: InterpreterServices) {
         seq: context.seq + 1,
         chain: MEDIA_VERBS.has(currentVerb(context) ?? '') ? 0 : context.chain,
       })),
+      /** `startVerb` and the outcome of a verb decided by its node (Hangup, Reject), in one update. */
+      startImmediateVerb: assign(({ context }) => {
+        const seq = context.seq + 1;
+        const verb = currentVerb(context) ?? '';
+        return {
+          seq,
+          chain: MEDIA_VERBS.has(verb) ? 0 : context.chain,
+          outcome: IMMEDIATE_VERBS.get(verb)?.(inputOfVerb(context, seq)) ?? null,
+        };
+      }),
       advance: assign(({ context }) => ({ index: context.index + 1, outcome: null })),
       recordOutcome: assign((_, outcome: VerbOutcome) => ({ outcome })),
-      recordImmediateOutcome: assign(({ context }) => ({
-        outcome: IMMEDIATE_VERBS.get(currentVerb(context) ?? '')?.(verbInput({ context })) ?? null,
-      })),
       emitVerbStarted: emit(({ context }) => ({
         type: 'verb.started' as const,
         verb: currentVerb(context) ?? '',
         seq: context.seq,
       })),
-      emitVerbFinished: emit(({ context }) => ({
+      // The outcome given (a verb actor's output), else the one recorded (none: the verb failed).
+      emitVerbFinished: emit(({ context }, params?: { outcome: VerbOutcome['kind'] }) => ({
         type: 'verb.finished' as const,
         verb: currentVerb(context) ?? '',
         seq: context.seq,
-        outcome: context.outcome?.kind ?? 'error',
+        outcome: params?.outcome ?? context.outcome?.kind ?? 'error',
       })),
       requestFetch: assign(({ context }) => {
         const o = context.outcome;
