@@ -110,28 +110,38 @@ const VERB_STATES = [
 ] as const satisfies ReadonlyArray<readonly [VerbSrc, string]>;
 
 /**
- * Starts the current verb: `running.<verb>` (entering `running` counts and announces it), or, for
- * Hangup and Reject, whose outcome is their node's, no actor to start and wait for. Taken straight
- * from where the verb is reached (`next`, the answer) rather than through a routing state of its own.
+ * Starts the current verb: `running.<verb>`, counted and announced on the way in, or, for Hangup and
+ * Reject, whose outcome is their node's, no actor to start and wait for (Hangup ends the document at
+ * once; Reject's outcome depends on the answer: `deciding`). Taken straight from where the verb is
+ * reached (`next`, the answer) rather than through a routing state of its own; `answered`: reached
+ * from the answer, which is recorded in the same update as the verb's start.
  */
-const startCurrentVerb = (actions: readonly 'markAnswered'[]) =>
-  [
+const startCurrentVerb = (answered: boolean) => {
+  const start = answered ? ('startAnsweredVerb' as const) : ('startVerb' as const);
+  const mark = answered ? (['markAnswered'] as const) : ([] as const);
+  return [
+    {
+      guard: { type: 'isVerb' as const, params: { verb: 'Hangup' as const } },
+      target: '#interpreter.hungUp',
+      actions: [...mark, 'startImmediateVerb', 'emitVerbStarted', 'emitVerbFinished'],
+    },
     {
       guard: 'isImmediate',
       target: '#interpreter.executing.deciding',
-      actions: [...actions, 'startImmediateVerb', 'emitVerbStarted', 'emitVerbFinished'],
+      actions: [...mark, 'startImmediateVerb', 'emitVerbStarted', 'emitVerbFinished'],
     },
     ...VERB_STATES.map(([verb, state]) => ({
       guard: { type: 'isVerb' as const, params: { verb } },
       target: `#interpreter.executing.running.${state}` as const,
-      actions,
+      actions: [start, 'emitVerbStarted'] as const,
     })),
     // Not reachable with parser output (it drops what it cannot run); skip defensively.
     {
       target: '#interpreter.executing.next',
-      actions: [...actions, 'startVerb', 'emitVerbStarted', 'advance'],
+      actions: [start, 'emitVerbStarted', 'advance'] as const,
     },
   ] as const;
+};
 
 /** Builds the interpreter machine over the process's services (once, at the composition root). */
 export function createInterpreterMachine(services: InterpreterServices) {
@@ -192,7 +202,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
     guards: {
       isEndOfProgram: ({ context }) => context.index >= context.program.length,
       needsAnswer: ({ context }) => !context.answered && MEDIA_VERBS.has(currentVerb(context) ?? ''),
-      isVerb: ({ context }, params: { verb: VerbSrc }) => currentVerb(context) === params.verb,
+      isVerb: ({ context }, params: { verb: VerbSrc | 'Hangup' }) => currentVerb(context) === params.verb,
       isImmediate: ({ context }) => IMMEDIATE_VERBS.has(currentVerb(context) ?? ''),
       isNext: (_, outcome: VerbOutcome) => outcome.kind === 'next',
       fetchFailed: (_, output: FetchMarkupOutput) => !output.ok,
@@ -210,6 +220,12 @@ export function createInterpreterMachine(services: InterpreterServices) {
       ),
       markAnswered: assign({ answered: true }),
       startVerb: assign(({ context }) => ({
+        seq: context.seq + 1,
+        chain: MEDIA_VERBS.has(currentVerb(context) ?? '') ? 0 : context.chain,
+      })),
+      /** `markAnswered` and `startVerb` in one update (the first media verb, once answered). */
+      startAnsweredVerb: assign(({ context }) => ({
+        answered: true,
         seq: context.seq + 1,
         chain: MEDIA_VERBS.has(currentVerb(context) ?? '') ? 0 : context.chain,
       })),
@@ -367,20 +383,20 @@ export function createInterpreterMachine(services: InterpreterServices) {
               },
               { guard: 'isEndOfProgram', target: '#interpreter.hungUp' },
               { guard: 'needsAnswer', target: 'answering' },
-              ...startCurrentVerb([]),
+              ...startCurrentVerb(false),
             ],
           },
           answering: {
             invoke: {
               src: 'answer',
               input: ({ context }) => ({ callSid: context.call.callSid }),
-              onDone: startCurrentVerb(['markAnswered']),
+              onDone: startCurrentVerb(true),
               onError: { target: '#interpreter.ended' },
             },
           },
           running: {
-            entry: ['startVerb', 'emitVerbStarted'],
-            // XState asks for one; never used: every transition here names its verb's state.
+            // XState asks for one; never used: every transition here names its verb's state (and
+            // starts the verb: `startCurrentVerb`).
             initial: 'say',
             states: {
               say: verbState('Say'),
