@@ -6,9 +6,11 @@
  *   fetching ──ok──▶ executing.next ──end of document──────────────▶ hungUp (final)
  *                                      (a whisper: ──▶ documentEnded (final), the call stays up)
  *      │                 │  ├─ media verb, call not answered ─▶ answering ─▶ running.<verb>
- *      │                 │  ├─ Hangup, Reject (no actor: the outcome is the node's) ─▶ deciding
+ *      │                 │  ├─ Hangup (no actor: the outcome is the node's) ─▶ hungUp
+ *      │                 │  ├─ Reject (no actor) ─▶ deciding
  *      │                 │  └─ otherwise ─────────────────────────────────▶ running.<verb>
- *      │                 ▼                                     │ verb done: "next" ─▶ executing.next
+ *      │                 │                    verb done: "next" ─▶ the same choice for the verb after
+ *      │                 ▼                                     │ it, in one step (or on a failure)
  *      │            executing.deciding ◀───────────────────────┘ other outcomes
  *      │              ├─ next ─▶ executing.next (index + 1)
  *      │              ├─ fetch (action, Redirect) ─▶ fetching; chain cap reached ─▶ hungUp + Notification
@@ -25,7 +27,7 @@
  * Context is plain data (program JSON, index, counters); the services are closed over by the actor
  * implementations, so the machine itself does no I/O beyond the call intents of its actions.
  */
-import { and, assign, emit, fromPromise, setup, stateIn } from 'xstate';
+import { assign, emit, fromPromise, setup, stateIn } from 'xstate';
 import { type FetchMarkupOutput, fetchMarkupLogic } from './fetch-markup.js';
 import {
   DEFAULT_API_VERSION,
@@ -110,38 +112,71 @@ const VERB_STATES = [
 ] as const satisfies ReadonlyArray<readonly [VerbSrc, string]>;
 
 /**
- * Starts the current verb: `running.<verb>`, counted and announced on the way in, or, for Hangup and
- * Reject, whose outcome is their node's, no actor to start and wait for (Hangup ends the document at
- * once; Reject's outcome depends on the answer: `deciding`). Taken straight from where the verb is
- * reached (`next`, the answer) rather than through a routing state of its own; `answered`: reached
- * from the answer, which is recorded in the same update as the verb's start.
+ * Which verb a choice is about: the current one (0), or the one after the verb that just finished
+ * (1: the transition's actions `advance` to it first). Guards are evaluated before actions, so a
+ * transition that leaves a finished verb and starts the next in one step looks one verb ahead.
  */
-const startCurrentVerb = (answered: boolean) => {
+type Ahead = 0 | 1;
+const verbAt = (context: InterpreterContext, ahead: Ahead): string | null =>
+  context.program[context.index + ahead]?.verb ?? null;
+
+/**
+ * Starts the verb `ahead` places on, after `before` (`advance` when ahead is 1): `running.<verb>`,
+ * counted and announced on the way in, or, for Hangup and Reject, whose outcome is their node's, no
+ * actor to start and wait for (Hangup ends the document at once; Reject's outcome depends on the
+ * answer: `deciding`). Taken straight from where the verb is reached (a verb done, `next`, the
+ * answer) rather than through a routing state of its own: each step is a snapshot built and thrown
+ * away. `answered`: reached from the answer, recorded in the same update as the verb's start.
+ */
+const startVerbAt = <const B extends readonly unknown[]>(ahead: Ahead, before: B, answered = false) => {
   const start = answered ? ('startAnsweredVerb' as const) : ('startVerb' as const);
   const mark = answered ? (['markAnswered'] as const) : ([] as const);
   return [
     {
-      guard: { type: 'isVerb' as const, params: { verb: 'Hangup' as const } },
+      guard: { type: 'isVerb' as const, params: { verb: 'Hangup' as const, ahead } },
       target: '#interpreter.hungUp',
-      actions: [...mark, 'startImmediateVerb', 'emitVerbStarted', 'emitVerbFinished'],
+      actions: [...before, ...mark, 'startImmediateVerb', 'emitVerbStarted', 'emitVerbFinished'] as const,
     },
     {
-      guard: 'isImmediate',
+      guard: { type: 'isImmediate' as const, params: { ahead } },
       target: '#interpreter.executing.deciding',
-      actions: [...mark, 'startImmediateVerb', 'emitVerbStarted', 'emitVerbFinished'],
+      actions: [...before, ...mark, 'startImmediateVerb', 'emitVerbStarted', 'emitVerbFinished'] as const,
     },
     ...VERB_STATES.map(([verb, state]) => ({
-      guard: { type: 'isVerb' as const, params: { verb } },
+      guard: { type: 'isVerb' as const, params: { verb, ahead } },
       target: `#interpreter.executing.running.${state}` as const,
-      actions: [start, 'emitVerbStarted'] as const,
+      // The same verb again (`<Say/><Say/>`) is a new actor: its state is left and entered again.
+      reenter: true,
+      actions: [...before, start, 'emitVerbStarted'] as const,
     })),
     // Not reachable with parser output (it drops what it cannot run); skip defensively.
     {
       target: '#interpreter.executing.next',
-      actions: [start, 'emitVerbStarted', 'advance'] as const,
+      actions: [...before, start, 'emitVerbStarted', 'advance'] as const,
     },
   ] as const;
 };
+
+/** Goes on to the verb `ahead` places on: the end of the document, the answer it needs, or the verb. */
+const goToVerbAt = <const B extends readonly unknown[]>(ahead: Ahead, before: B) =>
+  [
+    {
+      guard: { type: 'isEndOfWhisper' as const, params: { ahead } },
+      target: '#interpreter.documentEnded',
+      actions: before,
+    },
+    {
+      guard: { type: 'isEndOfProgram' as const, params: { ahead } },
+      target: '#interpreter.hungUp',
+      actions: before,
+    },
+    {
+      guard: { type: 'needsAnswer' as const, params: { ahead } },
+      target: '#interpreter.executing.answering',
+      actions: before,
+    },
+    ...startVerbAt(ahead, before),
+  ] as const;
 
 /** Builds the interpreter machine over the process's services (once, at the composition root). */
 export function createInterpreterMachine(services: InterpreterServices) {
@@ -150,24 +185,21 @@ export function createInterpreterMachine(services: InterpreterServices) {
       invoke: {
         src,
         input: verbInput,
-        // The common outcome, "next", goes straight to the next verb (what `deciding` would do, one
-        // step fewer: each step of the machine is a snapshot built and thrown away). `advance` clears
-        // the outcome, so it is not recorded first: one context copy fewer per verb.
+        // The common outcome, "next", goes straight on to the next verb (what `deciding` and then
+        // `next` would do, two steps fewer). `advance` clears the outcome, so it is not recorded
+        // first: one context copy fewer per verb.
         onDone: [
           {
             guard: {
-              type: 'isNext',
+              type: 'isNotNext',
               params: ({ event }: { event: { output: VerbOutcome } }) => event.output,
             },
-            target: '#interpreter.executing.next',
-            actions: [emitFinishedWith, 'advance'],
+            target: '#interpreter.executing.deciding',
+            actions: [recordOutcome, 'emitVerbFinished'],
           },
-          { target: '#interpreter.executing.deciding', actions: [recordOutcome, 'emitVerbFinished'] },
+          ...goToVerbAt(1, [emitFinishedWith, 'advance'] as const),
         ],
-        onError: {
-          target: '#interpreter.executing.next',
-          actions: ['notifyVerbError', 'emitVerbFinished', 'advance'],
-        },
+        onError: goToVerbAt(1, ['notifyVerbError', 'emitVerbFinished', 'advance'] as const),
       },
     }) as const;
   return setup({
@@ -200,11 +232,15 @@ export function createInterpreterMachine(services: InterpreterServices) {
       RECORDING_SAVE_TIMEOUT: 10_000,
     },
     guards: {
-      isEndOfProgram: ({ context }) => context.index >= context.program.length,
-      needsAnswer: ({ context }) => !context.answered && MEDIA_VERBS.has(currentVerb(context) ?? ''),
-      isVerb: ({ context }, params: { verb: VerbSrc | 'Hangup' }) => currentVerb(context) === params.verb,
-      isImmediate: ({ context }) => IMMEDIATE_VERBS.has(currentVerb(context) ?? ''),
-      isNext: (_, outcome: VerbOutcome) => outcome.kind === 'next',
+      isEndOfProgram: ({ context }, p: { ahead: Ahead }) => context.index + p.ahead >= context.program.length,
+      isEndOfWhisper: ({ context }, p: { ahead: Ahead }) =>
+        context.whisper && context.index + p.ahead >= context.program.length,
+      needsAnswer: ({ context }, p: { ahead: Ahead }) =>
+        !context.answered && MEDIA_VERBS.has(verbAt(context, p.ahead) ?? ''),
+      isVerb: ({ context }, p: { verb: VerbSrc | 'Hangup'; ahead: Ahead }) =>
+        verbAt(context, p.ahead) === p.verb,
+      isImmediate: ({ context }, p: { ahead: Ahead }) => IMMEDIATE_VERBS.has(verbAt(context, p.ahead) ?? ''),
+      isNotNext: (_, outcome: VerbOutcome) => outcome.kind !== 'next',
       fetchFailed: (_, output: FetchMarkupOutput) => !output.ok,
       outcomeIs: ({ context }, params: { kind: VerbOutcome['kind'] }) =>
         context.outcome?.kind === params.kind,
@@ -376,21 +412,13 @@ export function createInterpreterMachine(services: InterpreterServices) {
         initial: 'next',
         states: {
           next: {
-            always: [
-              {
-                guard: and(['isEndOfProgram', ({ context }) => context.whisper]),
-                target: '#interpreter.documentEnded',
-              },
-              { guard: 'isEndOfProgram', target: '#interpreter.hungUp' },
-              { guard: 'needsAnswer', target: 'answering' },
-              ...startCurrentVerb(false),
-            ],
+            always: goToVerbAt(0, [] as const),
           },
           answering: {
             invoke: {
               src: 'answer',
               input: ({ context }) => ({ callSid: context.call.callSid }),
-              onDone: startCurrentVerb(true),
+              onDone: startVerbAt(0, [] as const, true),
               onError: { target: '#interpreter.ended' },
             },
           },
