@@ -3,7 +3,7 @@
  * markup; it fetches a document, runs its verbs one at a time (each an invoked actor from
  * `verbs/<verb>.ts`), and ends the call when the document ends.
  *
- *   fetching ──ok──▶ executing.next ──end of document──────────────▶ hungUp (final)
+ *   fetching ──ok──▶ (executing.next's choice, taken at once) ──end of document──▶ hungUp (final)
  *                                      (a whisper: ──▶ documentEnded (final), the call stays up)
  *      │                 │  ├─ media verb, call not answered ─▶ answering ─▶ running.<verb>
  *      │                 │  ├─ Hangup (no actor: the outcome is the node's) ─▶ hungUp
@@ -112,13 +112,28 @@ const VERB_STATES = [
 ] as const satisfies ReadonlyArray<readonly [VerbSrc, string]>;
 
 /**
- * Which verb a choice is about: the current one (0), or the one after the verb that just finished
- * (1: the transition's actions `advance` to it first). Guards are evaluated before actions, so a
- * transition that leaves a finished verb and starts the next in one step looks one verb ahead.
+ * Which verb a choice is about: the current one (0); the one after the verb that just finished (1:
+ * the transition's actions `advance` to it first); or the first of the document just fetched
+ * (`fetched`: the actions load it first). Guards are evaluated before actions, so a transition that
+ * leaves a finished verb or a fetch and starts the next verb in one step looks ahead.
  */
-type Ahead = 0 | 1;
-const verbAt = (context: InterpreterContext, ahead: Ahead): string | null =>
-  context.program[context.index + ahead]?.verb ?? null;
+type Ahead = 0 | 1 | 'fetched';
+/** The program a choice looks at, and where in it. */
+const fetchedProgram = (output: FetchMarkupOutput | undefined) => (output?.ok ? output.program : null);
+const programAt = (context: InterpreterContext, event: { type: string }, ahead: Ahead) =>
+  ahead === 'fetched'
+    ? (fetchedProgram((event as { output?: FetchMarkupOutput }).output) ?? [])
+    : context.program;
+const indexAt = (context: InterpreterContext, ahead: Ahead): number =>
+  ahead === 'fetched' ? 0 : context.index + ahead;
+const verbAt = (context: InterpreterContext, event: { type: string }, ahead: Ahead): string | null =>
+  programAt(context, event, ahead)[indexAt(context, ahead)]?.verb ?? null;
+
+/** A fetched document becomes the program (see `loadProgram`). */
+const loadFetched = {
+  type: 'loadProgram',
+  params: ({ event }: { event: { output: FetchMarkupOutput } }) => event.output,
+} as const;
 
 /**
  * Starts the verb `ahead` places on, after `before` (`advance` when ahead is 1): `running.<verb>`,
@@ -232,14 +247,16 @@ export function createInterpreterMachine(services: InterpreterServices) {
       RECORDING_SAVE_TIMEOUT: 10_000,
     },
     guards: {
-      isEndOfProgram: ({ context }, p: { ahead: Ahead }) => context.index + p.ahead >= context.program.length,
-      isEndOfWhisper: ({ context }, p: { ahead: Ahead }) =>
-        context.whisper && context.index + p.ahead >= context.program.length,
-      needsAnswer: ({ context }, p: { ahead: Ahead }) =>
-        !context.answered && MEDIA_VERBS.has(verbAt(context, p.ahead) ?? ''),
-      isVerb: ({ context }, p: { verb: VerbSrc | 'Hangup'; ahead: Ahead }) =>
-        verbAt(context, p.ahead) === p.verb,
-      isImmediate: ({ context }, p: { ahead: Ahead }) => IMMEDIATE_VERBS.has(verbAt(context, p.ahead) ?? ''),
+      isEndOfProgram: ({ context, event }, p: { ahead: Ahead }) =>
+        indexAt(context, p.ahead) >= programAt(context, event, p.ahead).length,
+      isEndOfWhisper: ({ context, event }, p: { ahead: Ahead }) =>
+        context.whisper && indexAt(context, p.ahead) >= programAt(context, event, p.ahead).length,
+      needsAnswer: ({ context, event }, p: { ahead: Ahead }) =>
+        !context.answered && MEDIA_VERBS.has(verbAt(context, event, p.ahead) ?? ''),
+      isVerb: ({ context, event }, p: { verb: VerbSrc | 'Hangup'; ahead: Ahead }) =>
+        verbAt(context, event, p.ahead) === p.verb,
+      isImmediate: ({ context, event }, p: { ahead: Ahead }) =>
+        IMMEDIATE_VERBS.has(verbAt(context, event, p.ahead) ?? ''),
       isNotNext: (_, outcome: VerbOutcome) => outcome.kind !== 'next',
       fetchFailed: (_, output: FetchMarkupOutput) => !output.ok,
       outcomeIs: ({ context }, params: { kind: VerbOutcome['kind'] }) =>
@@ -403,7 +420,8 @@ export function createInterpreterMachine(services: InterpreterServices) {
           }),
           onDone: [
             { guard: { type: 'fetchFailed', params: ({ event }) => event.output }, target: 'hungUp' },
-            { target: 'executing', actions: { type: 'loadProgram', params: ({ event }) => event.output } },
+            // Straight on to the document's first verb (not through `executing.next`: one step fewer).
+            ...goToVerbAt('fetched', [loadFetched] as const),
           ],
           onError: { target: 'hungUp', actions: 'notifyVerbError' },
         },
