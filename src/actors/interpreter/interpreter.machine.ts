@@ -442,7 +442,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
           },
           running: {
             // XState asks for one; never used: every transition here names its verb's state (and
-            // starts the verb: `startCurrentVerb`).
+            // starts the verb: `startVerbAt`).
             initial: 'say',
             states: {
               say: verbState('Say'),
