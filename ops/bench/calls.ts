@@ -15,7 +15,10 @@
  *      full GC (through the server's V8 inspector on loopback), once every call is past its INVITE
  *      transaction's Timer L (32 s); also heap per call and the raw RSS peak during the ramp.
  *      Target 2,400 calls at < 40 kB per call.
- * Usage: npm run bench:calls [-- --rates 150,300 --duration 30 --dial-rate 50 --dial-seconds 30 --held 2400 --only CAB]
+ *   A first measures the idle server's CPU per second (no call for `--idle-seconds`) and gives
+ *   its server figure per call also net of that over each rate's window (the per-call cost proper:
+ *   the idle cost weighs more per call the lower the rate).
+ * Usage: npm run bench:calls [-- --rates 150,300 --duration 30 --idle-seconds 5 --dial-rate 50 --dial-seconds 30 --held 2400 --only CAB]
  * BENCH_HEAP_SNAPSHOT=<dir> writes server heap snapshots before C and with the calls held (compare them
  * in Chrome DevTools to see where the per-call memory goes). BENCH_CPU_PROF=<dir> writes the server's
  * CPU profile there when it exits (summarise it with ops/bench/cpu-profile-summary.ts).
@@ -63,6 +66,8 @@ const ONLY = (() => {
   return i === -1 ? 'CAB' : (process.argv[i + 1] ?? 'CAB').toUpperCase();
 })();
 const UAS_IP = '127.0.0.3';
+/** Seconds the idle server's CPU is measured for, before scenario A. */
+const IDLE_SECONDS = arg('idle-seconds', 5);
 
 const api = (port: number, path: string, form: Record<string, string> | null) =>
   benchApi(`http://${SERVER_IP}:${port}`, path, form);
@@ -181,20 +186,35 @@ async function main() {
           'uac-call-timed-expect-bye.xml',
         );
       await pause(50, 100);
+      // What the server spends with no call at all (timers, lease renewals, metrics, pools): part
+      // of every figure per call below, the more so the lower the rate.
+      await new Promise((r) => setTimeout(r, 3000));
+      const idleStop = cpuWindow(pid);
+      const idleStart = performance.now();
+      await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+      const idleMsPerSecond = (idleStop().server * 1000) / ((performance.now() - idleStart) / 1000);
+      console.log(
+        `A. idle server (no call, ${IDLE_SECONDS} s): ${idleMsPerSecond.toFixed(1)} ms CPU per second`,
+      );
       for (const rate of RATES) {
         await new Promise((r) => setTimeout(r, 2000));
         const stop = cpuWindow(pid);
+        const started = performance.now();
         const a = await pause(rate, rate * DURATION);
         // The last calls' records and callbacks are written just after their BYE.
         await new Promise((r) => setTimeout(r, 500));
         const cpu = stop();
+        const windowSeconds = (performance.now() - started) / 1000;
         const perCall = (s: number) => ((s * 1000) / Math.max(1, a.successful)).toFixed(2);
+        const netPerCall =
+          Math.max(0, cpu.server * 1000 - idleMsPerSecond * windowSeconds) / Math.max(1, a.successful);
         console.log(
           `A. <Pause 2/><Hangup/> offered ${rate}/s for ${DURATION} s: achieved ` +
             `${(a.successful / Math.max(1, a.elapsed - 2)).toFixed(0)}/s, ${a.successful} ok, ${a.failed} failed ` +
             `(${a.retransmissions} sipp retransmissions); ` +
             `INVITE→200 p50 ${percentile(a.rtts, 50)} ms, p95 ${percentile(a.rtts, 95)} ms (= webhook overhead, ` +
-            `the stub answers at once); CPU per call: server ${perCall(cpu.server)} ms, media engine ` +
+            `the stub answers at once); CPU per call: server ${perCall(cpu.server)} ms ` +
+            `(${netPerCall.toFixed(2)} ms over its idle figure), media engine ` +
             `${perCall(cpu.media)} ms; server system calls ${(cpu.syscalls / Math.max(1, a.successful)).toFixed(1)} ` +
             `and event-loop sleeps ${(cpu.sleeps / Math.max(1, a.successful)).toFixed(1)} per call`,
         );

@@ -10,7 +10,12 @@ export type Observer<E> = (event: E) => void | Promise<void>;
 
 export class OrderedEventBus<E extends { readonly type: string }> {
   private readonly observers: Observer<E>[] = [];
-  private readonly chains = new Map<string, Promise<void>>();
+  /**
+   * The events of each aggregate with something in flight, oldest first, and the run that works
+   * through them: one microtask and one promise per burst of events rather than a promise chain
+   * link (and its closures) per event.
+   */
+  private readonly queues = new Map<string, { readonly events: E[]; readonly done: Promise<void> }>();
 
   /**
    * `keyOf` names the aggregate an event belongs to; `label` names it in logs (`callSid`, and
@@ -33,31 +38,69 @@ export class OrderedEventBus<E extends { readonly type: string }> {
 
   publish = (event: E): void => {
     const key = this.keyOf(event);
-    const next = (this.chains.get(key) ?? Promise.resolve()).then(() => this.run(event, key));
-    this.chains.set(key, next);
-    // An aggregate with nothing in flight holds no entry (events may follow its end).
-    void next.then(() => {
-      if (this.chains.get(key) === next) this.chains.delete(key);
-    });
+    const queued = this.queues.get(key);
+    if (queued) {
+      queued.events.push(event);
+      return;
+    }
+    const events = [event];
+    // Observed after the publisher's turn (an actor emits mid-transition), as a promise callback would.
+    const done = Promise.resolve().then(() => this.runQueue(key, events));
+    this.queues.set(key, { events, done });
   };
 
   /** Resolves once every event published so far has been observed. */
   async drain(): Promise<void> {
-    await Promise.all([...this.chains.values()]);
+    await Promise.all([...this.queues.values()].map((q) => q.done));
   }
 
-  private async run(event: E, key: string): Promise<void> {
-    for (const observe of this.observers) {
+  /** Runs an aggregate's events in order, including those published meanwhile; then forgets it. */
+  private async runQueue(key: string, events: E[]): Promise<void> {
+    // An aggregate with nothing in flight holds no entry (events may follow its end).
+    for (let i = 0; i < events.length; i++) {
+      const pending = this.run(events[i] as E, key);
+      if (pending) await pending;
+    }
+    this.queues.delete(key);
+  }
+
+  /** One event through every observer; a promise only when an observer returned one. */
+  private run(event: E, key: string): Promise<void> | undefined {
+    for (let i = 0; i < this.observers.length; i++) {
+      let pending: void | Promise<void>;
       try {
-        // Most observers ignore most events and return nothing: no await (a microtask) for them.
-        const pending = observe(event);
-        if (pending) await pending;
+        pending = (this.observers[i] as Observer<E>)(event);
       } catch (err) {
-        this.logger.error(
-          { err, [this.label.key]: key, event: event.type },
-          `${this.label.kind} observer failed`,
-        );
+        this.failed(err, event, key);
+        continue;
+      }
+      // Most observers ignore most events and return nothing: no await (a microtask) for them.
+      if (pending) return this.finish(pending, event, key, i + 1);
+    }
+    return undefined;
+  }
+
+  /** The rest of `run` once an observer returned a promise: awaited, then the next observers. */
+  private async finish(pending: Promise<void>, event: E, key: string, from: number): Promise<void> {
+    try {
+      await pending;
+    } catch (err) {
+      this.failed(err, event, key);
+    }
+    for (let i = from; i < this.observers.length; i++) {
+      try {
+        const next = (this.observers[i] as Observer<E>)(event);
+        if (next) await next;
+      } catch (err) {
+        this.failed(err, event, key);
       }
     }
+  }
+
+  private failed(err: unknown, event: E, key: string): void {
+    this.logger.error(
+      { err, [this.label.key]: key, event: event.type },
+      `${this.label.kind} observer failed`,
+    );
   }
 }

@@ -92,7 +92,7 @@ export function buildRequest(
   const body = method === 'POST' ? Buffer.from(encodeForm(req.params), 'utf8') : null;
   const t = Math.floor(sender.nowMs / 1000);
   // Signed as the receiver reconstructs it (scheme, host, path, query): URL credentials are not part of it.
-  const signedUrl = withoutCredentials(sentUrl.href);
+  const signedUrl = sentUrl.username || sentUrl.password ? withoutCredentials(sentUrl.href) : sentUrl.href;
   const headers: Record<string, string> = {
     'User-Agent': sender.userAgent,
     Accept: 'text/xml, application/xml, text/plain, */*',

@@ -40,6 +40,19 @@ function toList(params: Params | ParamRecord): Params {
  * and concatenated, matching twilio-node's validator, which de-duplicates identical repeated values.
  */
 export function twilioSigningString(url: string, params: Params | ParamRecord): string {
+  // Webhooks the runtime sends name each parameter once: sorted pairs, no grouping.
+  if (Array.isArray(params)) {
+    const sorted = [...(params as Params)].sort(byName);
+    let distinct = true;
+    for (let i = 1; i < sorted.length && distinct; i++)
+      distinct =
+        (sorted[i] as readonly [string, string])[0] !== (sorted[i - 1] as readonly [string, string])[0];
+    if (distinct) {
+      let data = url;
+      for (const [name, value] of sorted) data += name + value;
+      return data;
+    }
+  }
   const grouped = new Map<string, Set<string>>();
   for (const [name, value] of toList(params)) {
     let set = grouped.get(name);
@@ -55,6 +68,10 @@ export function twilioSigningString(url: string, params: Params | ParamRecord): 
   }
   return data;
 }
+
+/** UTF-16 code unit order of the names, as `Array.prototype.sort` orders strings. */
+const byName = (a: readonly [string, string], b: readonly [string, string]): number =>
+  a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
 
 /** `X-Twilio-Signature` for a request to `url` carrying `params` in a form body (empty for GET). */
 export function twilioSignature(authToken: string, url: string, params: Params | ParamRecord): string {
@@ -154,8 +171,40 @@ export function verifySwitchboardSignature(
   return safeEqual(switchboardSignature(authToken, t, bytes), `t=${t},v1=${v1}`);
 }
 
-/** application/x-www-form-urlencoded serialisation of an ordered parameter list (spaces as `+`). */
+/** What the form serialiser leaves as it is: ASCII alphanumerics and `*-._` (WHATWG URL §5.2). */
+const FORM_PLAIN = /^[A-Za-z0-9*\-._]*$/;
+/** What `encodeURIComponent` leaves as it is but the form serialiser encodes, and the space. */
+const FORM_EXTRA = /[!'()~]|%20/g;
+const formExtra = (c: string) => (c === '%20' ? '+' : `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** One name or value as `URLSearchParams` serialises it; null when it holds a lone surrogate. */
+function formComponent(s: string): string | null {
+  if (FORM_PLAIN.test(s)) return s;
+  try {
+    return encodeURIComponent(s).replace(FORM_EXTRA, formExtra);
+  } catch {
+    // URLSearchParams writes a lone surrogate as U+FFFD; encodeURIComponent refuses it.
+    return null;
+  }
+}
+
+/**
+ * application/x-www-form-urlencoded serialisation of an ordered parameter list (spaces as `+`): the
+ * bytes `URLSearchParams` gives, without building one (most names and values need no escaping).
+ */
 export function encodeForm(params: Params): string {
+  let out = '';
+  for (let i = 0; i < params.length; i++) {
+    const [name, value] = params[i] as readonly [string, string];
+    const n = formComponent(name);
+    const v = formComponent(value);
+    if (n === null || v === null) return encodeFormSlowly(params);
+    out += i === 0 ? `${n}=${v}` : `&${n}=${v}`;
+  }
+  return out;
+}
+
+function encodeFormSlowly(params: Params): string {
   const usp = new URLSearchParams();
   for (const [name, value] of params) usp.append(name, value);
   return usp.toString();

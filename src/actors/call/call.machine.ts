@@ -224,7 +224,7 @@ export function createCallMachine(effects: CallEffects) {
           input: ({ context }) => ({ sid: context.sid, remoteSdp: context.remoteSdp }),
           onDone: {
             target: 'inProgress',
-            actions: ['recordEndpoint', 'recordAnswer', 'answer', 'emitAnswered'],
+            actions: ['recordEndpointAnswer', 'answer', 'emitAnswered'],
           },
           onError: {
             target: 'failed',

@@ -74,6 +74,20 @@ export function initialContext(input: CallInput): CallContext {
   };
 }
 
+/** The answer's fields (one update with whatever else the transition records). */
+function recordAnswer({ context, event }: { context: CallContext; event: CallEvent }): Partial<CallContext> {
+  return {
+    answeredAt: at(event),
+    sipOutcome: { status: 200, reason: null },
+    // An outbound leg's dialog comes with its 2xx (an inbound leg's with the ACK: `sip.dialog`).
+    dialog: event.type === 'sip.answered' && event.dialog ? event.dialog : context.dialog,
+    finalResponse:
+      event.type === 'sip.answered'
+        ? { callId: event.dialog?.callId ?? null, headers: event.sipHeaders ?? {} }
+        : (context.finalResponse ?? null),
+  };
+}
+
 /** The domain events that say only which step the call reached. */
 type StepType =
   | 'call.created'
@@ -137,21 +151,13 @@ export function callSetup(effects: CallEffects) {
       recordPlaced: assign({
         localSdp: ({ event }) => (event as unknown as { output: PlaceCall }).output.sdp ?? null,
       }),
-      recordEndpoint: assign({
-        localSdp: ({ event }) => (event as unknown as { output: string }).output,
+      recordAnswer: assign(recordAnswer),
+      /** An inbound leg's endpoint is ready: its SDP is the answer, and the call is answered now. */
+      recordEndpointAnswer: assign(({ context, event }) => ({
+        ...recordAnswer({ context, event }),
+        localSdp: (event as unknown as { output: string }).output,
         remoteSdp: null,
-      }),
-      recordAnswer: assign({
-        answeredAt: ({ event }) => at(event),
-        sipOutcome: { status: 200, reason: null },
-        // An outbound leg's dialog comes with its 2xx (an inbound leg's with the ACK: `sip.dialog`).
-        dialog: ({ context, event }) =>
-          event.type === 'sip.answered' && event.dialog ? event.dialog : context.dialog,
-        finalResponse: ({ context, event }) =>
-          event.type === 'sip.answered'
-            ? { callId: event.dialog?.callId ?? null, headers: event.sipHeaders ?? {} }
-            : (context.finalResponse ?? null),
-      }),
+      })),
       recordDialog: assign({
         dialog: ({ context, event }) => (event.type === 'sip.dialog' ? event.dialog : context.dialog),
         confirmed: true,

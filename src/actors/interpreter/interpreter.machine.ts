@@ -3,12 +3,14 @@
  * markup; it fetches a document, runs its verbs one at a time (each an invoked actor from
  * `verbs/<verb>.ts`), and ends the call when the document ends.
  *
- *   fetching ──ok──▶ executing.next ──end of document──────────────▶ hungUp (final)
+ *   fetching ──ok──▶ (executing.next's choice, taken at once) ──end of document──▶ hungUp (final)
  *                                      (a whisper: ──▶ documentEnded (final), the call stays up)
  *      │                 │  ├─ media verb, call not answered ─▶ answering ─▶ running.<verb>
- *      │                 │  ├─ Hangup, Reject (no actor: the outcome is the node's) ─▶ deciding
+ *      │                 │  ├─ Hangup (no actor: the outcome is the node's) ─▶ hungUp
+ *      │                 │  ├─ Reject (no actor) ─▶ deciding
  *      │                 │  └─ otherwise ─────────────────────────────────▶ running.<verb>
- *      │                 ▼                                     │ verb done: "next" ─▶ executing.next
+ *      │                 │                    verb done: "next" ─▶ the same choice for the verb after
+ *      │                 ▼                                     │ it, in one step (or on a failure)
  *      │            executing.deciding ◀───────────────────────┘ other outcomes
  *      │              ├─ next ─▶ executing.next (index + 1)
  *      │              ├─ fetch (action, Redirect) ─▶ fetching; chain cap reached ─▶ hungUp + Notification
@@ -25,7 +27,7 @@
  * Context is plain data (program JSON, index, counters); the services are closed over by the actor
  * implementations, so the machine itself does no I/O beyond the call intents of its actions.
  */
-import { and, assign, emit, fromPromise, setup, stateIn } from 'xstate';
+import { assign, emit, fromPromise, setup, stateIn } from 'xstate';
 import { type FetchMarkupOutput, fetchMarkupLogic } from './fetch-markup.js';
 import {
   DEFAULT_API_VERSION,
@@ -58,13 +60,15 @@ import {
 import { recordAfterHangupLogic } from './verbs/record.js';
 import { errorText } from './verbs/support.js';
 
-const verbInput = ({ context }: { context: InterpreterContext }): VerbInput => ({
+/** The input of the current verb; `seq` is the verb's (the context's unless it is being started). */
+const inputOfVerb = (context: InterpreterContext, seq = context.seq): VerbInput => ({
   node: context.program[context.index]!,
   call: context.call,
   answered: context.answered,
   documentUrl: context.documentUrl ?? '',
-  opId: `v${context.seq}`,
+  opId: `v${seq}`,
 });
+const verbInput = ({ context }: { context: InterpreterContext }): VerbInput => inputOfVerb(context);
 
 /** Actor names of the verbs: the element names, so the routing table reads like the markup. */
 type VerbSrc =
@@ -87,6 +91,12 @@ const recordOutcome = {
   params: ({ event }: { event: { output: VerbOutcome } }) => event.output,
 } as const;
 
+/** `verb.finished` for the outcome a verb actor returned (the context's outcome is not needed for it). */
+const emitFinishedWith = {
+  type: 'emitVerbFinished',
+  params: ({ event }: { event: { output: VerbOutcome } }) => ({ outcome: event.output.kind }),
+} as const;
+
 /** The states of the verbs that run as actors, by element name. */
 const VERB_STATES = [
   ['Say', 'say'],
@@ -102,27 +112,85 @@ const VERB_STATES = [
 ] as const satisfies ReadonlyArray<readonly [VerbSrc, string]>;
 
 /**
- * Starts the current verb: `running.<verb>` (entering `running` counts and announces it), or, for
- * Hangup and Reject, whose outcome is their node's, no actor to start and wait for. Taken straight
- * from where the verb is reached (`next`, the answer) rather than through a routing state of its own.
+ * Which verb a choice is about: the current one (0); the one after the verb that just finished (1:
+ * the transition's actions `advance` to it first); or the first of the document just fetched
+ * (`fetched`: the actions load it first). Guards are evaluated before actions, so a transition that
+ * leaves a finished verb or a fetch and starts the next verb in one step looks ahead.
  */
-const startCurrentVerb = (actions: readonly 'markAnswered'[]) =>
-  [
+type Ahead = 0 | 1 | 'fetched';
+/** The program a choice looks at, and where in it. */
+const fetchedProgram = (output: FetchMarkupOutput | undefined) => (output?.ok ? output.program : null);
+const programAt = (context: InterpreterContext, event: { type: string }, ahead: Ahead) =>
+  ahead === 'fetched'
+    ? (fetchedProgram((event as { output?: FetchMarkupOutput }).output) ?? [])
+    : context.program;
+const indexAt = (context: InterpreterContext, ahead: Ahead): number =>
+  ahead === 'fetched' ? 0 : context.index + ahead;
+const verbAt = (context: InterpreterContext, event: { type: string }, ahead: Ahead): string | null =>
+  programAt(context, event, ahead)[indexAt(context, ahead)]?.verb ?? null;
+
+/** A fetched document becomes the program (see `loadProgram`). */
+const loadFetched = {
+  type: 'loadProgram',
+  params: ({ event }: { event: { output: FetchMarkupOutput } }) => event.output,
+} as const;
+
+/**
+ * Starts the verb `ahead` places on, after `before` (`advance` when ahead is 1): `running.<verb>`,
+ * counted and announced on the way in, or, for Hangup and Reject, whose outcome is their node's, no
+ * actor to start and wait for (Hangup ends the document at once; Reject's outcome depends on the
+ * answer: `deciding`). Taken straight from where the verb is reached (a verb done, `next`, the
+ * answer) rather than through a routing state of its own: each step is a snapshot built and thrown
+ * away. `answered`: reached from the answer, recorded in the same update as the verb's start.
+ */
+const startVerbAt = <const B extends readonly unknown[]>(ahead: Ahead, before: B, answered = false) => {
+  const start = answered ? ('startAnsweredVerb' as const) : ('startVerb' as const);
+  const mark = answered ? (['markAnswered'] as const) : ([] as const);
+  return [
     {
-      guard: 'isImmediate',
+      guard: { type: 'isVerb' as const, params: { verb: 'Hangup' as const, ahead } },
+      target: '#interpreter.hungUp',
+      actions: [...before, ...mark, 'startImmediateVerb', 'emitVerbStarted', 'emitVerbFinished'] as const,
+    },
+    {
+      guard: { type: 'isImmediate' as const, params: { ahead } },
       target: '#interpreter.executing.deciding',
-      actions: [...actions, 'startVerb', 'emitVerbStarted', 'recordImmediateOutcome', 'emitVerbFinished'],
+      actions: [...before, ...mark, 'startImmediateVerb', 'emitVerbStarted', 'emitVerbFinished'] as const,
     },
     ...VERB_STATES.map(([verb, state]) => ({
-      guard: { type: 'isVerb' as const, params: { verb } },
+      guard: { type: 'isVerb' as const, params: { verb, ahead } },
       target: `#interpreter.executing.running.${state}` as const,
-      actions,
+      // The same verb again (`<Say/><Say/>`) is a new actor: its state is left and entered again.
+      reenter: true,
+      actions: [...before, start, 'emitVerbStarted'] as const,
     })),
     // Not reachable with parser output (it drops what it cannot run); skip defensively.
     {
       target: '#interpreter.executing.next',
-      actions: [...actions, 'startVerb', 'emitVerbStarted', 'advance'],
+      actions: [...before, start, 'emitVerbStarted', 'advance'] as const,
     },
+  ] as const;
+};
+
+/** Goes on to the verb `ahead` places on: the end of the document, the answer it needs, or the verb. */
+const goToVerbAt = <const B extends readonly unknown[]>(ahead: Ahead, before: B) =>
+  [
+    {
+      guard: { type: 'isEndOfWhisper' as const, params: { ahead } },
+      target: '#interpreter.documentEnded',
+      actions: before,
+    },
+    {
+      guard: { type: 'isEndOfProgram' as const, params: { ahead } },
+      target: '#interpreter.hungUp',
+      actions: before,
+    },
+    {
+      guard: { type: 'needsAnswer' as const, params: { ahead } },
+      target: '#interpreter.executing.answering',
+      actions: before,
+    },
+    ...startVerbAt(ahead, before),
   ] as const;
 
 /** Builds the interpreter machine over the process's services (once, at the composition root). */
@@ -132,23 +200,21 @@ export function createInterpreterMachine(services: InterpreterServices) {
       invoke: {
         src,
         input: verbInput,
-        // The common outcome, "next", goes straight to the next verb (what `deciding` would do, one
-        // step fewer: each step of the machine is a snapshot built and thrown away).
+        // The common outcome, "next", goes straight on to the next verb (what `deciding` and then
+        // `next` would do, two steps fewer). `advance` clears the outcome, so it is not recorded
+        // first: one context copy fewer per verb.
         onDone: [
           {
             guard: {
-              type: 'isNext',
+              type: 'isNotNext',
               params: ({ event }: { event: { output: VerbOutcome } }) => event.output,
             },
-            target: '#interpreter.executing.next',
-            actions: [recordOutcome, 'emitVerbFinished', 'advance'],
+            target: '#interpreter.executing.deciding',
+            actions: [recordOutcome, 'emitVerbFinished'],
           },
-          { target: '#interpreter.executing.deciding', actions: [recordOutcome, 'emitVerbFinished'] },
+          ...goToVerbAt(1, [emitFinishedWith, 'advance'] as const),
         ],
-        onError: {
-          target: '#interpreter.executing.next',
-          actions: ['notifyVerbError', 'emitVerbFinished', 'advance'],
-        },
+        onError: goToVerbAt(1, ['notifyVerbError', 'emitVerbFinished', 'advance'] as const),
       },
     }) as const;
   return setup({
@@ -181,11 +247,17 @@ export function createInterpreterMachine(services: InterpreterServices) {
       RECORDING_SAVE_TIMEOUT: 10_000,
     },
     guards: {
-      isEndOfProgram: ({ context }) => context.index >= context.program.length,
-      needsAnswer: ({ context }) => !context.answered && MEDIA_VERBS.has(currentVerb(context) ?? ''),
-      isVerb: ({ context }, params: { verb: VerbSrc }) => currentVerb(context) === params.verb,
-      isImmediate: ({ context }) => IMMEDIATE_VERBS.has(currentVerb(context) ?? ''),
-      isNext: (_, outcome: VerbOutcome) => outcome.kind === 'next',
+      isEndOfProgram: ({ context, event }, p: { ahead: Ahead }) =>
+        indexAt(context, p.ahead) >= programAt(context, event, p.ahead).length,
+      isEndOfWhisper: ({ context, event }, p: { ahead: Ahead }) =>
+        context.whisper && indexAt(context, p.ahead) >= programAt(context, event, p.ahead).length,
+      needsAnswer: ({ context, event }, p: { ahead: Ahead }) =>
+        !context.answered && MEDIA_VERBS.has(verbAt(context, event, p.ahead) ?? ''),
+      isVerb: ({ context, event }, p: { verb: VerbSrc | 'Hangup'; ahead: Ahead }) =>
+        verbAt(context, event, p.ahead) === p.verb,
+      isImmediate: ({ context, event }, p: { ahead: Ahead }) =>
+        IMMEDIATE_VERBS.has(verbAt(context, event, p.ahead) ?? ''),
+      isNotNext: (_, outcome: VerbOutcome) => outcome.kind !== 'next',
       fetchFailed: (_, output: FetchMarkupOutput) => !output.ok,
       outcomeIs: ({ context }, params: { kind: VerbOutcome['kind'] }) =>
         context.outcome?.kind === params.kind,
@@ -204,21 +276,35 @@ export function createInterpreterMachine(services: InterpreterServices) {
         seq: context.seq + 1,
         chain: MEDIA_VERBS.has(currentVerb(context) ?? '') ? 0 : context.chain,
       })),
+      /** `markAnswered` and `startVerb` in one update (the first media verb, once answered). */
+      startAnsweredVerb: assign(({ context }) => ({
+        answered: true,
+        seq: context.seq + 1,
+        chain: MEDIA_VERBS.has(currentVerb(context) ?? '') ? 0 : context.chain,
+      })),
+      /** `startVerb` and the outcome of a verb decided by its node (Hangup, Reject), in one update. */
+      startImmediateVerb: assign(({ context }) => {
+        const seq = context.seq + 1;
+        const verb = currentVerb(context) ?? '';
+        return {
+          seq,
+          chain: MEDIA_VERBS.has(verb) ? 0 : context.chain,
+          outcome: IMMEDIATE_VERBS.get(verb)?.(inputOfVerb(context, seq)) ?? null,
+        };
+      }),
       advance: assign(({ context }) => ({ index: context.index + 1, outcome: null })),
       recordOutcome: assign((_, outcome: VerbOutcome) => ({ outcome })),
-      recordImmediateOutcome: assign(({ context }) => ({
-        outcome: IMMEDIATE_VERBS.get(currentVerb(context) ?? '')?.(verbInput({ context })) ?? null,
-      })),
       emitVerbStarted: emit(({ context }) => ({
         type: 'verb.started' as const,
         verb: currentVerb(context) ?? '',
         seq: context.seq,
       })),
-      emitVerbFinished: emit(({ context }) => ({
+      // The outcome given (a verb actor's output), else the one recorded (none: the verb failed).
+      emitVerbFinished: emit(({ context }, params?: { outcome: VerbOutcome['kind'] }) => ({
         type: 'verb.finished' as const,
         verb: currentVerb(context) ?? '',
         seq: context.seq,
-        outcome: context.outcome?.kind ?? 'error',
+        outcome: params?.outcome ?? context.outcome?.kind ?? 'error',
       })),
       requestFetch: assign(({ context }) => {
         const o = context.outcome;
@@ -334,7 +420,8 @@ export function createInterpreterMachine(services: InterpreterServices) {
           }),
           onDone: [
             { guard: { type: 'fetchFailed', params: ({ event }) => event.output }, target: 'hungUp' },
-            { target: 'executing', actions: { type: 'loadProgram', params: ({ event }) => event.output } },
+            // Straight on to the document's first verb (not through `executing.next`: one step fewer).
+            ...goToVerbAt('fetched', [loadFetched] as const),
           ],
           onError: { target: 'hungUp', actions: 'notifyVerbError' },
         },
@@ -343,27 +430,19 @@ export function createInterpreterMachine(services: InterpreterServices) {
         initial: 'next',
         states: {
           next: {
-            always: [
-              {
-                guard: and(['isEndOfProgram', ({ context }) => context.whisper]),
-                target: '#interpreter.documentEnded',
-              },
-              { guard: 'isEndOfProgram', target: '#interpreter.hungUp' },
-              { guard: 'needsAnswer', target: 'answering' },
-              ...startCurrentVerb([]),
-            ],
+            always: goToVerbAt(0, [] as const),
           },
           answering: {
             invoke: {
               src: 'answer',
               input: ({ context }) => ({ callSid: context.call.callSid }),
-              onDone: startCurrentVerb(['markAnswered']),
+              onDone: startVerbAt(0, [] as const, true),
               onError: { target: '#interpreter.ended' },
             },
           },
           running: {
-            entry: ['startVerb', 'emitVerbStarted'],
-            // XState asks for one; never used: every transition here names its verb's state.
+            // XState asks for one; never used: every transition here names its verb's state (and
+            // starts the verb: `startVerbAt`).
             initial: 'say',
             states: {
               say: verbState('Say'),

@@ -337,8 +337,8 @@ export class LiveStream {
   /** Numbers and serialises a delta, keeps it for resume and queues it for the window. */
   private publish(event: StreamDelta): string {
     const seq = ++this.seq;
-    const { type, ...rest } = event;
-    const frame = JSON.stringify({ type, seq, ...rest });
+    // `type` first, then `seq`, then the rest in order (`type` assigned again keeps its place).
+    const frame = JSON.stringify(Object.assign({ type: event.type, seq }, event));
     const accountSid =
       event.type === 'registration.changed' ? event.registration.accountSid : event.call.accountSid;
     const buffered = { seq, accountSid, frame };

@@ -88,7 +88,28 @@ export function projectionOf(node: string, e: CallEmitted, previous: StreamCall 
   };
 }
 
+/** Every field of a `StreamCall` (the type makes the list complete), listed once per process. */
+const STREAM_CALL_FIELDS: Record<keyof StreamCall, true> = {
+  sid: true,
+  node: true,
+  accountSid: true,
+  parentCallSid: true,
+  direction: true,
+  from: true,
+  to: true,
+  status: true,
+  answered: true,
+  dateCreated: true,
+  answeredAt: true,
+  bridged: true,
+  muted: true,
+  conference: true,
+  lastSipStatus: true,
+  verb: true,
+};
+const STREAM_CALL_KEYS = Object.keys(STREAM_CALL_FIELDS) as (keyof StreamCall)[];
+
 export function sameCall(a: StreamCall, b: StreamCall): boolean {
-  for (const k of Object.keys(a) as (keyof StreamCall)[]) if (a[k] !== b[k]) return false;
+  for (const k of STREAM_CALL_KEYS) if (a[k] !== b[k]) return false;
   return true;
 }

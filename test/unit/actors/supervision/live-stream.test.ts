@@ -91,6 +91,8 @@ describe('LiveStream', () => {
       ['call.updated', 6],
       ['call.ended', 7],
     ]);
+    // On the wire: `type`, then `seq`, then the delta's own fields in their order.
+    expect(got[0]).toMatch(/^\[\{"type":"call\.created","seq":1,"at":\d+,"call":\{"sid":"CA1",/);
     expect(frames[0].call).toMatchObject({ sid: 'CA1', status: 'ringing', answered: false, verb: null });
     expect(frames[1].call).toMatchObject({ status: 'ringing', lastSipStatus: 180 });
     expect(frames[2].call).toMatchObject({ status: 'in-progress', answered: true, lastSipStatus: 200 });
