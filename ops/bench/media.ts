@@ -16,12 +16,11 @@ import { createSocket, type Socket } from 'node:dgram';
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { newSid, SidPrefix } from '../../src/ids.js';
 import { encodeG711 } from '../../src/media/engine/g711.js';
 import { tone } from '../../src/media/engine/pcm.js';
 import { buildRtp, parseRtp, SequenceTracker } from '../../src/media/engine/rtp.js';
 import type { MediaEvent } from '../../src/media/port.js';
-import { startBenchEngine } from '../lib/bench-engine.js';
+import { playAndRecord, startBenchEngine } from '../lib/bench-engine.js';
 
 // N = 0 first: the idle engine's lateness is the floor this box imposes right now (other processes
 // share the two cores); report the other rows against it.
@@ -170,16 +169,7 @@ for (const n of steps) {
     const i = ids.indexOf(e.endpoint.endpointId);
     gen.targets.set(peers[i]!, { address: e.endpoint.address, port: e.endpoint.port });
   }
-  for (const id of ids) {
-    engine.play(id, `${id}:play`, { kind: 'file', path: prompt }, { loop: 0 });
-    engine.record(id, `${id}:rec`, {
-      recordingSid: newSid(SidPrefix.Recording),
-      maxLengthSeconds: 3600,
-      silenceTimeoutSeconds: 0,
-      finishOnKey: '',
-      playBeep: false,
-    });
-  }
+  playAndRecord(engine, ids, prompt);
   gen.run();
   await new Promise((r) => setTimeout(r, warmup * 1000));
   await engine.load(); // starts the measurement window

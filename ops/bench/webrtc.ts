@@ -17,7 +17,6 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RTCPeerConnection, RTCRtpCodecParameters, type RTCRtpTransceiver, RtpHeader } from 'werift';
-import { newSid, SidPrefix } from '../../src/ids.js';
 import { encodeG711 } from '../../src/media/engine/g711.js';
 import { tone } from '../../src/media/engine/pcm.js';
 import { buildRtp } from '../../src/media/engine/rtp.js';
@@ -25,7 +24,7 @@ import { pcmToBytes, wavHeader } from '../../src/media/engine/wav.js';
 import { OpusCodec } from '../../src/media/engine/webrtc/opus.js';
 import type { MediaEngine } from '../../src/media/media-engine.js';
 import type { MediaEvent } from '../../src/media/port.js';
-import { startBenchEngine } from '../lib/bench-engine.js';
+import { playAndRecord, startBenchEngine } from '../lib/bench-engine.js';
 
 const steps = (process.env.BENCH_STEPS ?? '50,100').split(',').map(Number);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -323,16 +322,7 @@ async function measure(b: Build, kind: Kind, n: number): Promise<void> {
     await Promise.all(legs.map((l) => l.close()));
     return;
   }
-  for (const id of ids) {
-    engine.play(id, `${id}:play`, { kind: 'file', path: prompt }, { loop: 0 });
-    engine.record(id, `${id}:rec`, {
-      recordingSid: newSid(SidPrefix.Recording),
-      maxLengthSeconds: 3600,
-      silenceTimeoutSeconds: 0,
-      finishOnKey: '',
-      playBeep: false,
-    });
-  }
+  playAndRecord(engine, ids, prompt);
   // The far ends send every 20 ms in 4 phases 5 ms apart, as independent phones would.
   let tick = 0;
   const start = performance.now();

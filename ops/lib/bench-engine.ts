@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { newSid, SidPrefix } from '../../src/ids.js';
 import { MediaEngine } from '../../src/media/media-engine.js';
 import { LocalRecordingStorage } from '../../src/recordings/storage.js';
 
@@ -40,4 +41,22 @@ export async function startBenchEngine(
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/** Every endpoint plays `prompt` in a loop and records what its peer sends, as a busy IVR would. */
+export function playAndRecord(
+  engine: Pick<MediaEngine, 'play' | 'record'>,
+  ids: readonly string[],
+  prompt: string,
+) {
+  for (const id of ids) {
+    engine.play(id, `${id}:play`, { kind: 'file', path: prompt }, { loop: 0 });
+    engine.record(id, `${id}:rec`, {
+      recordingSid: newSid(SidPrefix.Recording),
+      maxLengthSeconds: 3600,
+      silenceTimeoutSeconds: 0,
+      finishOnKey: '',
+      playBeep: false,
+    });
+  }
 }
