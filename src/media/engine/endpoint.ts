@@ -66,10 +66,7 @@ export function playFrame(op: PlayOp, out: Int16Array): boolean {
   return filled > 0;
 }
 
-/**
- * A sent frame that is exactly frame `index` (samples index·160 … +160) of a prompt's PCM, unmodified:
- * an encoder may then reuse that frame's encoding from another leg playing the same prompt.
- */
+/** A sent frame that is exactly frame `index` of a prompt's PCM, unmodified (an encoder may share it). */
 export interface PromptFrameRef {
   readonly pcm: Int16Array;
   readonly index: number;
@@ -258,10 +255,7 @@ export class Endpoint {
     return decodeG711(codec as Codec, payload, this.decodeScratch.subarray(0, payload.length));
   }
 
-  /**
-   * One 20 ms frame of 8 kHz PCM as the payload we send, and its payload type. `prompt` says where
-   * the frame comes from when it is a prompt's (G.711 is cheaper to encode than to look up).
-   */
+  /** One 20 ms frame of 8 kHz PCM as the payload we send, and its payload type (G.711 ignores `prompt`). */
   protected encode(
     pcm: Int16Array,
     _prompt?: PromptFrameRef,
