@@ -66,6 +66,12 @@ export function playFrame(op: PlayOp, out: Int16Array): boolean {
   return filled > 0;
 }
 
+/** A sent frame that is exactly frame `index` of a prompt's PCM, unmodified (an encoder may share it). */
+export interface PromptFrameRef {
+  readonly pcm: Int16Array;
+  readonly index: number;
+}
+
 /** A short sound that overrides every other output (the beep before Record). */
 export interface BeepOp {
   readonly pcm: Int16Array;
@@ -249,8 +255,11 @@ export class Endpoint {
     return decodeG711(codec as Codec, payload, this.decodeScratch.subarray(0, payload.length));
   }
 
-  /** One 20 ms frame of 8 kHz PCM as the payload we send, and its payload type. */
-  protected encode(pcm: Int16Array): { readonly pt: number; readonly payload: Uint8Array } {
+  /** One 20 ms frame of 8 kHz PCM as the payload we send, and its payload type (G.711 ignores `prompt`). */
+  protected encode(
+    pcm: Int16Array,
+    _prompt?: PromptFrameRef,
+  ): { readonly pt: number; readonly payload: Uint8Array } {
     const remote = this.remote!;
     encodeG711(remote.codec, pcm, this.outPayload);
     return { pt: remote.codecPt ?? CODEC_PT[remote.codec], payload: this.outPayload };
@@ -297,16 +306,17 @@ export class Endpoint {
 
   /**
    * Sends one 20 ms frame (`null` = silence). The RTP timestamp advances every tick whether or not
-   * we send, and the first packet after a gap carries the marker bit (RFC 3551 §4.1).
+   * we send, and the first packet after a gap carries the marker bit (RFC 3551 §4.1). `prompt`:
+   * `pcm` is exactly that prompt frame (see PromptFrameRef).
    */
-  send(pcm: Int16Array | null, silence: Int16Array): void {
+  send(pcm: Int16Array | null, silence: Int16Array, prompt?: PromptFrameRef): void {
     const ts = this.timestamp;
     this.timestamp = (this.timestamp + this.tsPerTick) >>> 0;
     if (!this.canSend()) {
       this.sentLastTick = false;
       return;
     }
-    const { pt, payload } = this.encode(pcm ?? silence);
+    const { pt, payload } = this.encode(pcm ?? silence, pcm ? prompt : undefined);
     const packet = buildRtp(pt, this.seq, ts, this.ssrc, payload, !this.sentLastTick);
     this.seq = (this.seq + 1) & 0xffff;
     this.sentLastTick = true;

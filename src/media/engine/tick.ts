@@ -11,7 +11,7 @@ import type { Room } from './conference.js';
 import type { Connections } from './connections.js';
 import { MEDIA } from './constants.js';
 import type { DigitStep } from './dtmf.js';
-import { type Endpoint, type PlayOp, playFrame } from './endpoint.js';
+import { type Endpoint, type PlayOp, type PromptFrameRef, playFrame } from './endpoint.js';
 import type { Operations } from './operations.js';
 
 const SILENCE = new Int16Array(MEDIA.FRAME_SAMPLES);
@@ -23,6 +23,9 @@ export class FrameTick {
   private readonly frame = new Int16Array(MEDIA.FRAME_SAMPLES);
   /** Scratch frame of a `both` recording (the recorder copies what it keeps). */
   private readonly mixFrame = new Int16Array(MEDIA.FRAME_SAMPLES);
+  /** Set by `output` when its frame is a whole prompt frame, unmodified (reused: no allocation). */
+  private readonly promptRef: { pcm: Int16Array; index: number } = { pcm: SILENCE, index: 0 };
+  private prompt: PromptFrameRef | undefined;
 
   constructor(
     private readonly endpoints: ReadonlyMap<string, Endpoint>,
@@ -58,7 +61,10 @@ export class FrameTick {
     for (const ep of this.endpoints.values()) {
       const play = ep.play;
       if (play?.script && !ep.beep) this.scriptTick(ep, play, play.script);
-      else ep.send(this.output(ep, out), SILENCE);
+      else {
+        const frame = this.output(ep, out);
+        ep.send(frame, SILENCE, this.prompt);
+      }
     }
   }
 
@@ -89,6 +95,7 @@ export class FrameTick {
   }
 
   private output(ep: Endpoint, out: Int16Array): Int16Array | null {
+    this.prompt = undefined;
     const beep = ep.beep;
     if (beep) {
       const n = Math.min(out.length, beep.pcm.length - beep.pos);
@@ -103,9 +110,19 @@ export class FrameTick {
     }
     const play = ep.play;
     if (play) {
-      if (!play.pcm) return null;
+      const pcm = play.pcm;
+      if (!pcm) return null;
+      // Where this frame starts unless a loop ends within it (playFrame wraps at the end).
+      const start = play.pos >= pcm.length ? 0 : play.pos;
       const more = playFrame(play, out);
-      if (play.loopsLeft <= 0 || play.pcm.length === 0 || (!more && play.pos >= play.pcm.length)) {
+      // One unbroken, aligned stretch of the prompt (no wrap, no zero padding): let the encoder
+      // share it with other legs playing the same prompt.
+      if (more && play.pos === start + out.length && start % out.length === 0) {
+        this.promptRef.pcm = pcm;
+        this.promptRef.index = start / out.length;
+        this.prompt = this.promptRef;
+      }
+      if (play.loopsLeft <= 0 || pcm.length === 0 || (!more && play.pos >= pcm.length)) {
         this.ops.endPlay(ep, 'completed');
       }
       return more ? out : null;

@@ -6,11 +6,12 @@
  */
 import type { Codec } from '../../port.js';
 import { MEDIA } from '../constants.js';
-import { Endpoint } from '../endpoint.js';
+import { Endpoint, type PromptFrameRef } from '../endpoint.js';
 import { CODEC_PT, decodeG711, encodeG711 } from '../g711.js';
 import type { RtpPacket } from '../rtp.js';
 import { OpusCodec } from './opus.js';
 import type { WebRtcPeer } from './peer.js';
+import { promptFrames } from './prompt-frames.js';
 import type { WebRtcCodec, WebRtcMedia } from './sdp.js';
 
 /** The part of werift's transport the endpoint uses (kept narrow so the engine can be tested). */
@@ -81,9 +82,16 @@ export class WebRtcEndpoint extends Endpoint {
     return decodeG711(codec as Codec, payload.subarray(0, n), this.g711In.subarray(0, n));
   }
 
-  protected override encode(pcm: Int16Array): { readonly pt: number; readonly payload: Uint8Array } {
+  protected override encode(
+    pcm: Int16Array,
+    prompt?: PromptFrameRef,
+  ): { readonly pt: number; readonly payload: Uint8Array } {
     const m = this.media!;
-    if (m.codec === 'opus') return { pt: m.codecPt, payload: this.opus.encode(pcm) };
+    if (m.codec === 'opus') {
+      // A prompt's frame is encoded once for every leg playing it (prompt-frames.ts).
+      const shared = prompt ? promptFrames(prompt.pcm)?.frame(prompt.index) : null;
+      return { pt: m.codecPt, payload: shared ?? this.opus.encode(pcm) };
+    }
     encodeG711(m.codec as Codec, pcm, this.g711Out);
     return { pt: m.codecPt ?? CODEC_PT[m.codec as Codec], payload: this.g711Out };
   }
