@@ -8,7 +8,10 @@
  *
  * The WebRTC peers are werift RTCPeerConnections in this process (full ICE, DTLS client), sending
  * pre-encoded 48 kHz Opus (or, for the `WebRTC PCMU` row, PCMU: SRTP without transcoding cost)
- * every 20 ms over SRTP; the plain peers send PCMU over UDP. BENCH_KINDS picks rows. The engine is
+ * every 20 ms over SRTP; the plain peers send PCMU over UDP. `WebRTC Opus` legs all play one prompt
+ * (its Opus frames are encoded once, shared); `WebRTC Opus, own prompts` legs each play their own
+ * copy, longer than a step, so every leg encodes every frame it sends, as a leg carrying live audio
+ * does. BENCH_KINDS picks rows. The engine is
  * the real forked process. Goal: WebRTC ≤ 4× the plain per-leg CPU and p99 lateness < 5 ms at 100.
  */
 import { createSocket, type Socket } from 'node:dgram';
@@ -203,6 +206,8 @@ interface Build {
   readonly events: MediaEvent[];
   readonly ready: (id: string) => Promise<string>;
   readonly prompt: string;
+  /** A copy of the prompt per leg: legs that play different files share no encoded frames. */
+  readonly ownPrompt: (i: number) => string;
   readonly dispose: () => Promise<void>;
 }
 
@@ -223,12 +228,19 @@ async function startBuild(
   await engine.start();
   const prompt = join(root, 'prompt.wav');
   const promptPcm = tone(440, 5000, 6000);
-  await writeFile(prompt, Buffer.concat([wavHeader(promptPcm.length * 2), pcmToBytes(promptPcm)]));
+  const wav = Buffer.concat([wavHeader(promptPcm.length * 2), pcmToBytes(promptPcm)]);
+  await writeFile(prompt, wav);
+  // Longer than a step, so no leg's frame comes round again inside the measurement.
+  const longPcm = tone(440, (warmup + seconds + 5) * 1000, 6000);
+  const longWav = Buffer.concat([wavHeader(longPcm.length * 2), pcmToBytes(longPcm)]);
+  const copies = Math.max(...steps);
+  for (let i = 0; i < copies; i++) await writeFile(join(root, `prompt-${i}.wav`), longWav);
+  const ownPrompt = (i: number) => join(root, `prompt-${i}.wav`);
   const ready = (id: string): Promise<string> =>
     new Promise((resolve) => {
       sdps.set(id, resolve);
     });
-  return { name, engine, events, ready, prompt, dispose };
+  return { name, engine, events, ready, prompt, ownPrompt, dispose };
 }
 
 async function until(check: () => boolean, timeoutMs = 60_000): Promise<void> {
@@ -267,10 +279,15 @@ interface Row {
   loadAverage: number;
   setupRetries: number;
 }
-type Kind = 'plain G.711' | 'WebRTC Opus' | 'WebRTC PCMU';
+/**
+ * `WebRTC Opus, own prompts`: every leg plays its own copy of the prompt, so no leg shares another's
+ * encoded frames (docs/media.md): each encodes every frame, as legs carrying live audio do.
+ */
+type Kind = 'plain G.711' | 'WebRTC Opus' | 'WebRTC Opus, own prompts' | 'WebRTC PCMU';
 const kinds = (process.env.BENCH_KINDS?.split(',') as Kind[] | undefined) ?? [
   'plain G.711',
   'WebRTC Opus',
+  'WebRTC Opus, own prompts',
   'WebRTC PCMU',
 ];
 const rows: Row[] = [];
@@ -278,7 +295,7 @@ const failures: string[] = [];
 let run = 0;
 
 async function measure(b: Build, kind: Kind, n: number): Promise<void> {
-  const { engine, events, ready, prompt } = b;
+  const { engine, events, ready, prompt, ownPrompt } = b;
   run++;
   events.length = 0;
   const ids = Array.from({ length: n }, (_, i) => `bench-${run}-${i}`);
@@ -292,7 +309,7 @@ async function measure(b: Build, kind: Kind, n: number): Promise<void> {
       try {
         return kind === 'plain G.711'
           ? await plainLeg(engine, id, ready)
-          : await webrtcLeg(engine, id, ready, kind === 'WebRTC Opus' ? 'opus' : 'PCMU');
+          : await webrtcLeg(engine, id, ready, kind === 'WebRTC PCMU' ? 'PCMU' : 'opus');
       } catch (err) {
         if (attempt >= SETUP_RETRIES) throw err;
         engine.release(id);
@@ -322,7 +339,7 @@ async function measure(b: Build, kind: Kind, n: number): Promise<void> {
     await Promise.all(legs.map((l) => l.close()));
     return;
   }
-  playAndRecord(engine, ids, prompt);
+  playAndRecord(engine, ids, kind === 'WebRTC Opus, own prompts' ? ownPrompt : prompt);
   // The far ends send every 20 ms in 4 phases 5 ms apart, as independent phones would.
   let tick = 0;
   const start = performance.now();

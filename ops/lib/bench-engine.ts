@@ -43,14 +43,18 @@ export async function startBenchEngine(
   };
 }
 
-/** Every endpoint plays `prompt` in a loop and records what its peer sends, as a busy IVR would. */
+/**
+ * Every endpoint plays a prompt in a loop and records what its peer sends, as a busy IVR would:
+ * the same `prompt` file for all, or endpoint i's own file `prompt(i)`.
+ */
 export function playAndRecord(
   engine: Pick<MediaEngine, 'play' | 'record'>,
   ids: readonly string[],
-  prompt: string,
+  prompt: string | ((i: number) => string),
 ) {
-  for (const id of ids) {
-    engine.play(id, `${id}:play`, { kind: 'file', path: prompt }, { loop: 0 });
+  for (const [i, id] of ids.entries()) {
+    const path = typeof prompt === 'string' ? prompt : prompt(i);
+    engine.play(id, `${id}:play`, { kind: 'file', path }, { loop: 0 });
     engine.record(id, `${id}:rec`, {
       recordingSid: newSid(SidPrefix.Recording),
       maxLengthSeconds: 3600,
