@@ -18,22 +18,28 @@ export function isRtcp(buf: Uint8Array): boolean {
   return buf.length >= 2 && buf[1]! >= 200 && buf[1]! <= 204 && buf[0]! >> 6 === 2;
 }
 
+/**
+ * Bytes of the RTP header at the start of `p` (fixed part, CSRC list, extension) within its first
+ * `end` bytes; -1 when they do not hold it.
+ */
+export function rtpHeaderLength(p: Uint8Array, end: number): number {
+  if (end < 12) return -1;
+  let n = 12 + (p[0]! & 0x0f) * 4;
+  if (p[0]! & 0x10) {
+    if (end < n + 4) return -1;
+    n += 4 + ((p[n + 2]! << 8) | p[n + 3]!) * 4;
+  }
+  return n <= end ? n : -1;
+}
+
 /** Parses an RTP datagram; returns `null` for anything that is not a well-formed RTP v2 packet. */
 export function parseRtp(buf: Uint8Array): RtpPacket | null {
   if (buf.length < 12) return null;
   const b0 = buf[0]!;
   if (b0 >> 6 !== 2) return null;
   const padding = (b0 & 0x20) !== 0;
-  const extension = (b0 & 0x10) !== 0;
-  const csrcCount = b0 & 0x0f;
-  let offset = 12 + csrcCount * 4;
-  if (offset > buf.length) return null;
-  if (extension) {
-    if (offset + 4 > buf.length) return null;
-    const words = (buf[offset + 2]! << 8) | buf[offset + 3]!;
-    offset += 4 + words * 4;
-    if (offset > buf.length) return null;
-  }
+  const offset = rtpHeaderLength(buf, buf.length);
+  if (offset < 0) return null;
   let end = buf.length;
   if (padding) {
     const pad = buf[buf.length - 1]!;

@@ -9,6 +9,7 @@
  * buffer drops a duplicate sequence number.
  */
 import { type Cipher, createCipheriv, createHmac, timingSafeEqual } from 'node:crypto';
+import { rtpHeaderLength } from '../rtp.js';
 import { Ghash } from './ghash.js';
 
 /** DTLS-SRTP protection profile numbers (RFC 5764 §4.1.2, RFC 7714 §14.2). */
@@ -28,7 +29,6 @@ export interface SrtpConfig {
 
 const HMAC_TAG = 10;
 const GCM_TAG = 16;
-const RTP_MIN = 12;
 /** A sequence-number jump beyond this is a wrap (RFC 3711 §3.3.1). */
 const HALF = 0x8000;
 /** Packets whose keystream one AES call makes (see `Direction.keystream`). */
@@ -57,17 +57,6 @@ function derive(masterKey: Uint8Array, masterSalt: Uint8Array, label: number, by
     input.writeUInt16BE(b, b * 16 + 14);
   }
   return ecb(masterKey).update(input).subarray(0, bytes);
-}
-
-/** Bytes of an RTP header: fixed part, CSRC list, extension; -1 when the packet is too short. */
-export function rtpHeaderLength(p: Uint8Array, end: number): number {
-  if (end < RTP_MIN) return -1;
-  let n = RTP_MIN + (p[0]! & 0x0f) * 4;
-  if (p[0]! & 0x10) {
-    if (end < n + 4) return -1;
-    n += 4 + ((p[n + 2]! << 8) | p[n + 3]!) * 4;
-  }
-  return n <= end ? n : -1;
 }
 
 /** Per-SSRC rollover state (RFC 3711 §3.3.1: ROC and the highest sequence number s_l). */
