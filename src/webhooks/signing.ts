@@ -40,38 +40,21 @@ function toList(params: Params | ParamRecord): Params {
  * and concatenated, matching twilio-node's validator, which de-duplicates identical repeated values.
  */
 export function twilioSigningString(url: string, params: Params | ParamRecord): string {
-  // Webhooks the runtime sends name each parameter once: sorted pairs, no grouping.
-  if (Array.isArray(params)) {
-    const sorted = [...(params as Params)].sort(byName);
-    let distinct = true;
-    for (let i = 1; i < sorted.length && distinct; i++)
-      distinct =
-        (sorted[i] as readonly [string, string])[0] !== (sorted[i - 1] as readonly [string, string])[0];
-    if (distinct) {
-      let data = url;
-      for (const [name, value] of sorted) data += name + value;
-      return data;
-    }
-  }
-  const grouped = new Map<string, Set<string>>();
-  for (const [name, value] of toList(params)) {
-    let set = grouped.get(name);
-    if (!set) {
-      set = new Set();
-      grouped.set(name, set);
-    }
-    set.add(value);
-  }
+  // Sorted by name, then value: a value repeated under one name is then next to itself.
+  const sorted = [...toList(params)].sort(byNameThenValue);
   let data = url;
-  for (const name of [...grouped.keys()].sort()) {
-    for (const value of [...(grouped.get(name) ?? [])].sort()) data += name + value;
+  for (let i = 0; i < sorted.length; i++) {
+    const [name, value] = sorted[i] as readonly [string, string];
+    const before = sorted[i - 1];
+    if (before && before[0] === name && before[1] === value) continue;
+    data += name + value;
   }
   return data;
 }
 
-/** UTF-16 code unit order of the names, as `Array.prototype.sort` orders strings. */
-const byName = (a: readonly [string, string], b: readonly [string, string]): number =>
-  a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+/** UTF-16 code unit order (as `Array.prototype.sort` orders strings) of names, then of values. */
+const byNameThenValue = (a: readonly [string, string], b: readonly [string, string]): number =>
+  a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
 
 /** `X-Twilio-Signature` for a request to `url` carrying `params` in a form body (empty for GET). */
 export function twilioSignature(authToken: string, url: string, params: Params | ParamRecord): string {

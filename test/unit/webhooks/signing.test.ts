@@ -7,6 +7,7 @@ import {
   switchboardSignature,
   twilioBodySignature,
   twilioSignature,
+  twilioSigningString,
   verifySwitchboardSignature,
   verifyTwilioBodySignature,
   verifyTwilioSignature,
@@ -106,6 +107,19 @@ describe('X-Twilio-Signature', () => {
     }
     expect(accepted).toBe(1000);
     expect(rejected).toBe(3000);
+  });
+
+  it('counts a value repeated under one name once, as twilio-node does', () => {
+    const params: Params = [
+      ['Tag', 'a'],
+      ['From', '+1 555'],
+      ['Tag', 'a'],
+    ];
+    const sig = twilioSignature('tok', 'https://x.test/h', params);
+    expect(twilioSigningString('https://x.test/h', params)).toBe('https://x.test/hFrom+1 555Taga');
+    expect(twilio.validateRequest('tok', sig, 'https://x.test/h', { Tag: ['a', 'a'], From: '+1 555' })).toBe(
+      true,
+    );
   });
 
   it('covers repeated parameter names', () => {
