@@ -64,9 +64,12 @@ export class OrderedEventBus<E extends { readonly type: string }> {
     this.queues.delete(key);
   }
 
-  /** One event through every observer; a promise only when an observer returned one. */
-  private run(event: E, key: string): Promise<void> | undefined {
-    for (let i = 0; i < this.observers.length; i++) {
+  /**
+   * One event through the observers from `from` on; a promise (for the rest) only once an observer
+   * returned one: most ignore most events and return nothing, and cost no await (a microtask).
+   */
+  private run(event: E, key: string, from = 0): Promise<void> | undefined {
+    for (let i = from; i < this.observers.length; i++) {
       let pending: void | Promise<void>;
       try {
         pending = (this.observers[i] as Observer<E>)(event);
@@ -74,27 +77,20 @@ export class OrderedEventBus<E extends { readonly type: string }> {
         this.failed(err, event, key);
         continue;
       }
-      // Most observers ignore most events and return nothing: no await (a microtask) for them.
       if (pending) return this.finish(pending, event, key, i + 1);
     }
     return undefined;
   }
 
-  /** The rest of `run` once an observer returned a promise: awaited, then the next observers. */
+  /** Waits for an observer's promise, then runs the observers after it. */
   private async finish(pending: Promise<void>, event: E, key: string, from: number): Promise<void> {
     try {
       await pending;
     } catch (err) {
       this.failed(err, event, key);
     }
-    for (let i = from; i < this.observers.length; i++) {
-      try {
-        const next = (this.observers[i] as Observer<E>)(event);
-        if (next) await next;
-      } catch (err) {
-        this.failed(err, event, key);
-      }
-    }
+    const rest = this.run(event, key, from);
+    if (rest) await rest;
   }
 
   private failed(err: unknown, event: E, key: string): void {
