@@ -129,6 +129,15 @@ const indexAt = (context: InterpreterContext, ahead: Ahead): number =>
 const verbAt = (context: InterpreterContext, event: { type: string }, ahead: Ahead): string | null =>
   programAt(context, event, ahead)[indexAt(context, ahead)]?.verb ?? null;
 
+/**
+ * What starting the current verb changes: its sequence number, and the redirect chain count (a
+ * media verb resets it).
+ */
+const started = (context: InterpreterContext) => ({
+  seq: context.seq + 1,
+  chain: MEDIA_VERBS.has(currentVerb(context) ?? '') ? 0 : context.chain,
+});
+
 /** A fetched document becomes the program (see `loadProgram`). */
 const loadFetched = {
   type: 'loadProgram',
@@ -272,25 +281,14 @@ export function createInterpreterMachine(services: InterpreterServices) {
           : {},
       ),
       markAnswered: assign({ answered: true }),
-      startVerb: assign(({ context }) => ({
-        seq: context.seq + 1,
-        chain: MEDIA_VERBS.has(currentVerb(context) ?? '') ? 0 : context.chain,
-      })),
+      startVerb: assign(({ context }) => started(context)),
       /** `markAnswered` and `startVerb` in one update (the first media verb, once answered). */
-      startAnsweredVerb: assign(({ context }) => ({
-        answered: true,
-        seq: context.seq + 1,
-        chain: MEDIA_VERBS.has(currentVerb(context) ?? '') ? 0 : context.chain,
-      })),
+      startAnsweredVerb: assign(({ context }) => ({ answered: true, ...started(context) })),
       /** `startVerb` and the outcome of a verb decided by its node (Hangup, Reject), in one update. */
       startImmediateVerb: assign(({ context }) => {
-        const seq = context.seq + 1;
-        const verb = currentVerb(context) ?? '';
-        return {
-          seq,
-          chain: MEDIA_VERBS.has(verb) ? 0 : context.chain,
-          outcome: IMMEDIATE_VERBS.get(verb)?.(inputOfVerb(context, seq)) ?? null,
-        };
+        const fields = started(context);
+        const outcome = IMMEDIATE_VERBS.get(currentVerb(context) ?? '')?.(inputOfVerb(context, fields.seq));
+        return { ...fields, outcome: outcome ?? null };
       }),
       advance: assign(({ context }) => ({ index: context.index + 1, outcome: null })),
       recordOutcome: assign((_, outcome: VerbOutcome) => ({ outcome })),
