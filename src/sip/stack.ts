@@ -20,6 +20,7 @@ import {
   makeWireResponse,
   newBranch,
   ReasonPhrase,
+  type ResponseOptions,
   type SipRequest,
   type SipResponse,
 } from './message.js';
@@ -215,11 +216,7 @@ export class SipStack {
    * for a stateless one (REGISTER), at once; the response returned then shares the request's
    * header objects: read it, do not change it.
    */
-  respond(
-    rq: SipRequest,
-    status: number,
-    options: { reason?: string; toTag?: string; headers?: Record<string, unknown>; content?: string } = {},
-  ): SipResponse {
+  respond(rq: SipRequest, status: number, options: ResponseOptions = {}): SipResponse {
     const stateless = this.statelessReplies.get(rq);
     if (stateless) {
       // Serialized here and dropped (the caller does not keep a stateless answer): no copies.
