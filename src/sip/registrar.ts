@@ -40,6 +40,7 @@ export class Registrar {
   private readonly own: Set<string>;
   /** The digest secret every node shares (read once; a failed read is tried again next time). */
   private secret: Promise<string> | null = null;
+  /** The secret once read (requests then take it without an await). */
   private secretValue: string | null = null;
   /** The Date header of the 200s, made once a second. */
   private date = { second: -1, text: '' };
@@ -106,9 +107,8 @@ export class Registrar {
       await this.challenge(rq, domain, proxy, false);
       return { ok: false };
     }
-    const secret = this.digestSecret();
     const nonce = verifyNonce(
-      typeof secret === 'string' ? secret : await secret,
+      this.secretValue ?? (await this.digestSecret()),
       creds.nonce,
       domain,
       sourceOf(rq),
@@ -133,9 +133,8 @@ export class Registrar {
     return { ok: true, subject, domain };
   }
 
-  private digestSecret(): Promise<string> | string {
-    // Known after the first read: no promise (and no turn of the microtask queue) per request.
-    if (this.secretValue !== null) return this.secretValue;
+  /** Read while `secretValue` is not known yet (callers take that first: no await per request). */
+  private digestSecret(): Promise<string> {
     if (!this.secret) {
       this.secret = this.store.digestSecret();
       this.secret.then(
@@ -152,8 +151,7 @@ export class Registrar {
 
   /** A 401/407 with a fresh stateless nonce: nothing is stored per challenge. */
   private async challenge(rq: SipRequest, realm: string, proxy: boolean, stale: boolean): Promise<void> {
-    const secret = this.digestSecret();
-    const nonce = issueNonce(typeof secret === 'string' ? secret : await secret, realm, sourceOf(rq));
+    const nonce = issueNonce(this.secretValue ?? (await this.digestSecret()), realm, sourceOf(rq));
     const h: StackAuth[] = [challengeHeader(realm, nonce, stale)];
     this.stack.respond(rq, proxy ? 407 : 401, {
       headers: proxy ? { 'proxy-authenticate': h } : { 'www-authenticate': h },
