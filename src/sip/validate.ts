@@ -116,10 +116,10 @@ function split(raw: string): Parsed | null {
   return { startLine, headers, body: raw.slice(end + 4) };
 }
 
-/** token characters (RFC 3261 §25.1): alphanumerics and -.!%*_+`'~ */
-const TOKEN_CHAR = new Uint8Array(128);
-for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-.!%*_+`'~")
-  TOKEN_CHAR[c.charCodeAt(0)] = 1;
+/** token characters (RFC 3261 §25.1), by code: the TOKEN pattern's, looked up without a regex. */
+const TOKEN_CHAR = Uint8Array.from({ length: 128 }, (_, c) =>
+  TOKEN_RE.test(String.fromCharCode(c)) ? 1 : 0,
+);
 const isTokenChar = (code: number): boolean => code < 128 && TOKEN_CHAR[code] === 1;
 
 /** Header names as written (`Via`, `v`, `CSeq`) to their canonical lower-case form; bounded. */
