@@ -8,7 +8,14 @@
  * Like werift, there is no replay list: a replayed packet is authentic and the endpoint's reorder
  * buffer drops a duplicate sequence number.
  */
-import { type Cipher, createCipheriv, createHmac, timingSafeEqual } from 'node:crypto';
+import {
+  type Cipher,
+  createCipheriv,
+  createHmac,
+  createSecretKey,
+  type KeyObject,
+  timingSafeEqual,
+} from 'node:crypto';
 import { rtpHeaderLength } from '../rtp.js';
 import { Ghash } from './ghash.js';
 
@@ -69,12 +76,14 @@ interface Roll {
 class Direction {
   readonly aes: Cipher;
   readonly salt: Buffer;
-  /** AES-CM only. */
-  readonly authKey: Buffer | null;
+  /** AES-CM only; a key object, made once (an HMAC keyed with bytes prepares the key per packet). */
+  readonly authKey: KeyObject | null;
   /** GCM only. */
   readonly ghash: Ghash | null;
   private readonly counters = Buffer.alloc(16 * COUNTER_BLOCKS);
   readonly rolls = new Map<number, Roll>();
+  /** The ROC as the HMAC's last 4 bytes (RFC 3711 §4.2), rewritten per packet. */
+  private readonly rocBytes = Buffer.alloc(4);
   /** Keystream made ahead: `aheadCount` packets from `aheadSeq`, `aheadPer` blocks each. */
   private ahead: Buffer | null = null;
   private aheadSsrc = 0;
@@ -86,7 +95,7 @@ class Direction {
   constructor(masterKey: Uint8Array, masterSalt: Uint8Array, gcm: boolean) {
     this.aes = ecb(derive(masterKey, masterSalt, 0, 16));
     this.salt = derive(masterKey, masterSalt, 2, 14);
-    this.authKey = gcm ? null : derive(masterKey, masterSalt, 1, 20);
+    this.authKey = gcm ? null : createSecretKey(derive(masterKey, masterSalt, 1, 20));
     this.ghash = gcm ? new Ghash(this.aes.update(Buffer.alloc(16))) : null;
   }
 
@@ -156,9 +165,8 @@ class Direction {
   }
 
   hmacTag(p: Uint8Array, end: number, roc: number): Buffer {
-    const r = Buffer.allocUnsafe(4);
-    r.writeUInt32BE(roc >>> 0);
-    return createHmac('sha1', this.authKey!).update(p.subarray(0, end)).update(r).digest();
+    this.rocBytes.writeUInt32BE(roc >>> 0);
+    return createHmac('sha1', this.authKey!).update(p.subarray(0, end)).update(this.rocBytes).digest();
   }
 }
 
