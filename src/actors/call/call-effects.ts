@@ -38,6 +38,9 @@ export class ReferRefusal extends Error {
   }
 }
 
+/** How long a new endpoint may take before the call fails. */
+export const ENDPOINT_TIMEOUT_MS = 5_000;
+
 /** A media endpoint could not be set up (`reason` from the engine: `no-port`, or `timeout`). */
 export class MediaSetupError extends Error {
   constructor(
@@ -63,6 +66,11 @@ export interface CallEffects {
   endDialog(dialog: PersistedDialog): void;
 
   // ---- media -----------------------------------------------------------------------------------
+  /**
+   * Creates the endpoint of an inbound leg answering `remoteSdp`; the outcome comes back to the
+   * actor as `media.endpointReady` or `media.endpointFailed` (or `media.lost`).
+   */
+  createEndpoint(sid: string, remoteSdp: string | null): void;
   /** The far end's answer SDP for our endpoint (outbound legs). */
   applyRemoteSdp(sid: string, sdp: string): void;
   setMuted(sid: string, muted: boolean): void;
@@ -107,8 +115,6 @@ export interface CallEffects {
    * rejects with a {@link PlacementError}.
    */
   place(call: CallContext, signal: AbortSignal): Promise<PlaceCall>;
-  /** Creates the endpoint of an inbound leg answering `remoteSdp`; resolves with our SDP. */
-  createEndpoint(sid: string, remoteSdp: string | null, signal: AbortSignal): Promise<string>;
   /**
    * What an accepted REFER of `call` does: the leg it is bridged with, and the ReferUrl of the
    * number originally dialled; rejects with a {@link ReferRefusal}.

@@ -336,7 +336,12 @@ export class CallRuntime {
   }
 
   private onMediaEvent(e: MediaEvent): void {
-    if (e.type === 'media.conferenceJoined' || e.type === 'media.conferenceLeft') {
+    // An inbound leg's endpoint (an outbound leg's is awaited while it is placed: no transition).
+    if (e.type === 'media.endpointReady') {
+      this.send(e.endpoint.endpointId, { type: 'media.endpointReady', sdp: e.endpoint.sdp, at: Date.now() });
+    } else if (e.type === 'media.endpointFailed') {
+      this.send(e.endpointId, { type: 'media.endpointFailed', reason: e.reason, at: Date.now() });
+    } else if (e.type === 'media.conferenceJoined' || e.type === 'media.conferenceLeft') {
       this.send(e.endpointId, {
         type: 'media.room',
         room: e.type === 'media.conferenceJoined' ? e.room : null,

@@ -11,7 +11,8 @@
  *      │  ╲───sip.answered──────────────────────────▶ inProgress    http.complete / media.lost──▶ completed
  *      ├─ sip.failed or not placed: 486/600/603 ▶ busy · 408/480/487, ring timeout ▶ noAnswer · else ▶ failed
  *      └─ http.cancel / http.complete ▶ canceled
- *   inbound: incoming ──app.answer──▶ answering ─(endpoint ready: 200 sent)─▶ inProgress
+ *   inbound: incoming ──app.answer──▶ answering ─media.endpointReady (200 sent)─▶ inProgress
+ *            answering: media.endpointFailed, media.lost or ENDPOINT_TIMEOUT ▶ failed (503 no port, else 500)
  *            incoming: app.reject ▶ busy | noAnswer; sip.cancel, http.cancel/complete, app.hangup ▶ canceled
  *   inProgress: idle ⇄ sendingDigits (app.sendDigits; the invoked actor sends them)
  *   inProgress: sip.refer (blind transfer, RFC 5589 §6.1) ▶ referring (the peer and the dialled
@@ -79,6 +80,11 @@ const rejectIn = (status: number, cause: EndCause, target = '#call.canceled') =>
 const hangUp = (cause: EndCause) =>
   ({ target: '#call.completed', actions: [{ type: 'recordEnd', params: cause }, 'hangUp'] }) as const;
 const lost = (target: string) => ({ target, actions: [{ type: 'recordEnd', params: 'node-lost' }] }) as const;
+/** An inbound leg whose endpoint could not be made (failed, lost or late): 503 or 500 to the caller. */
+const NO_MEDIA = {
+  target: '#call.failed',
+  actions: [{ type: 'recordEnd', params: 'media-lost' }, 'recordNoMedia', 'rejectNoMedia'],
+} as const;
 /** An inbound leg not answered yet (ringing, or its endpoint being made): how it ends. */
 const UNANSWERED_INBOUND = {
   'call.restored': lost('failed'),
@@ -217,22 +223,19 @@ export function createCallMachine(effects: CallEffects) {
           'media.lost': rejectIn(487, 'media-lost'),
         },
       },
+      // The endpoint's outcome is an event of the media engine, like the SIP outcomes of a leg.
       answering: {
         tags: S.Ringing,
-        invoke: {
-          src: 'createEndpoint',
-          input: ({ context }) => ({ sid: context.sid, remoteSdp: context.remoteSdp }),
-          onDone: {
+        entry: 'createEndpoint',
+        after: { ENDPOINT_TIMEOUT: NO_MEDIA },
+        on: {
+          ...UNANSWERED_INBOUND,
+          'media.endpointReady': {
             target: 'inProgress',
             actions: ['recordEndpointAnswer', 'answer', 'emitAnswered'],
           },
-          onError: {
-            target: 'failed',
-            actions: [{ type: 'recordEnd', params: 'media-lost' }, 'recordNoMedia', 'rejectNoMedia'],
-          },
-        },
-        on: {
-          ...UNANSWERED_INBOUND,
+          'media.endpointFailed': NO_MEDIA,
+          'media.lost': NO_MEDIA,
         },
       },
       inProgress: {

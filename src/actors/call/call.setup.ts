@@ -16,7 +16,7 @@ import type {
   ReferPlan,
   ReferRequest,
 } from './call.types.js';
-import { type CallEffects, PlacementError, ReferRefusal } from './call-effects.js';
+import { type CallEffects, ENDPOINT_TIMEOUT_MS, PlacementError, ReferRefusal } from './call-effects.js';
 import { answeredSeconds } from './records.js';
 import type { ProgressEvent } from './status-callbacks.js';
 
@@ -27,8 +27,7 @@ const NO_ANSWER = new Set([408, 480, 487]);
 const at = (e: CallEvent | { type: string }) => ('at' in e && typeof e.at === 'number' ? e.at : Date.now());
 const failedStatus = (e: { type: string; status?: number; error?: unknown }): number =>
   e.type === 'sip.failed' ? (e.status ?? 500) : e.error instanceof PlacementError ? e.error.status : 500;
-const isNoPort = (event: unknown) =>
-  (event as { error?: { reason?: unknown } } | undefined)?.error?.reason === 'no-port';
+const isNoPort = (e: CallEvent) => e.type === 'media.endpointFailed' && e.reason === 'no-port';
 
 /** Retry-After of a 503 for an exhausted RTP port range, seconds. */
 const NO_MEDIA_RETRY_AFTER_SECONDS = 30;
@@ -126,6 +125,8 @@ export function callSetup(effects: CallEffects) {
     },
     delays: {
       RING_TIMEOUT: ({ context }) => Math.max(0, (context.ringDeadline ?? Date.now()) - Date.now()),
+      /** An inbound leg whose endpoint is not ready by then fails (500). */
+      ENDPOINT_TIMEOUT: ENDPOINT_TIMEOUT_MS,
       /** The transferor is released with a final NOTIFY by the end of the REFER's subscription. */
       REFER_OUTCOME_TIMEOUT: REFER_SUBSCRIPTION_SECONDS * 1000,
     },
@@ -134,9 +135,6 @@ export function callSetup(effects: CallEffects) {
         effects.admit(input.accountSid, input.sid, signal),
       ),
       place: fromPromise<PlaceCall, CallContext>(({ input, signal }) => effects.place(input, signal)),
-      createEndpoint: fromPromise<string, { sid: string; remoteSdp: string | null }>(({ input, signal }) =>
-        effects.createEndpoint(input.sid, input.remoteSdp, signal),
-      ),
       sendDigits: fromPromise<void, { sid: string; digits: string }>(({ input, signal }) =>
         effects.sendDigits(input.sid, input.digits, signal),
       ),
@@ -155,7 +153,7 @@ export function callSetup(effects: CallEffects) {
       /** An inbound leg's endpoint is ready: its SDP is the answer, and the call is answered now. */
       recordEndpointAnswer: assign(({ context, event }) => ({
         ...recordAnswer({ context, event }),
-        localSdp: (event as unknown as { output: string }).output,
+        localSdp: event.type === 'media.endpointReady' ? event.sdp : context.localSdp,
         remoteSdp: null,
       })),
       recordDialog: assign({
@@ -248,6 +246,7 @@ export function callSetup(effects: CallEffects) {
 
       // ---- effects -----------------------------------------------------------------------------
       ring: ({ context }) => effects.ring(context.sid),
+      createEndpoint: ({ context }) => effects.createEndpoint(context.sid, context.remoteSdp),
       answer: ({ context }) => {
         if (context.localSdp) effects.answer(context.sid, context.localSdp);
       },

@@ -216,6 +216,10 @@ export type CallEvent =
   | { type: 'sip.bye'; at: number }
   | { type: 'sip.cancel'; at: number }
   | { type: 'media.lost'; reason: string; at: number }
+  /** The inbound leg's endpoint answered the caller's offer with `sdp` (`createEndpoint`). */
+  | { type: 'media.endpointReady'; sdp: string; at: number }
+  /** The inbound leg's endpoint could not be made (`no-port`: the RTP port range is exhausted). */
+  | { type: 'media.endpointFailed'; reason: string; at: number }
   | { type: 'media.room'; room: string | null }
   | { type: 'http.cancel'; at: number }
   | { type: 'http.complete'; at: number }

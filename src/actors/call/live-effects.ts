@@ -20,11 +20,8 @@ import type { MediaEvents } from '../interpreter/services.js';
 import type { CallAdmission } from './admission.js';
 import { isBrowserBinding } from './browser-legs.js';
 import type { CallApp, CallContext, CallEvent, MarkupTarget } from './call.types.js';
-import { type CallEffects, MediaSetupError, PlacementError } from './call-effects.js';
+import { type CallEffects, ENDPOINT_TIMEOUT_MS, MediaSetupError, PlacementError } from './call-effects.js';
 import { planRefer, type TransferDeps } from './transfer.js';
-
-/** How long a new endpoint may take before the call fails. */
-const ENDPOINT_TIMEOUT_MS = 5_000;
 
 /** Runs what runs a call (markup interpreter, client bridge); live handles stay in it, by sid. */
 export interface AppRunner {
@@ -56,12 +53,8 @@ export interface LiveEffectsDeps {
 }
 
 export function liveCallEffects(d: LiveEffectsDeps): CallEffects {
-  const createEndpoint = (
-    sid: string,
-    remoteSdp: string | null,
-    signal: AbortSignal,
-    webrtc = false,
-  ): Promise<string> =>
+  /** An outbound leg's endpoint, awaited while the leg is placed: resolves with its offer. */
+  const createOffer = (sid: string, signal: AbortSignal, webrtc: boolean): Promise<string> =>
     new Promise<string>((resolve, reject) => {
       const done = () => {
         off();
@@ -87,7 +80,7 @@ export function liveCallEffects(d: LiveEffectsDeps): CallEffects {
       };
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
-      d.media.createEndpoint(sid, remoteSdp ? { remoteSdp } : webrtc ? { webrtc } : {});
+      d.media.createEndpoint(sid, webrtc ? { webrtc } : {});
     });
 
   const notifyNoMedia = (call: CallContext, placing: boolean) =>
@@ -107,7 +100,7 @@ export function liveCallEffects(d: LiveEffectsDeps): CallEffects {
       const bindings = target.kind === 'client' ? await d.locateClient(call.accountSid, target.name) : [];
       const [multiProvider, sdp] = await Promise.all([
         target.kind !== 'client' ? d.multiProviderOf(call.accountSid) : Promise.resolve(null),
-        createEndpoint(call.sid, null, signal, isBrowserBinding(bindings[0])),
+        createOffer(call.sid, signal, isBrowserBinding(bindings[0])),
       ]);
       const plan = planOutgoingRequest({
         target,
@@ -153,6 +146,7 @@ export function liveCallEffects(d: LiveEffectsDeps): CallEffects {
     hangUp: (sid) => d.sip.hangUp(sid),
     invite: (sid, request) => d.sip.placeCall(sid, request),
     endDialog: (dialog) => d.sip.endDialog(dialog),
+    createEndpoint: (sid, remoteSdp) => d.media.createEndpoint(sid, remoteSdp ? { remoteSdp } : {}),
     applyRemoteSdp: (sid, sdp) => d.media.applyRemoteSdp(sid, sdp),
     setMuted: (sid, muted) => d.media.setMuted(sid, muted),
     unbridge: (a, b) => d.media.unbridge(a, b),
@@ -174,7 +168,6 @@ export function liveCallEffects(d: LiveEffectsDeps): CallEffects {
     notifyNoMedia,
     admit: (accountSid, sid, signal) => d.admission.admit(accountSid, sid, signal),
     place,
-    createEndpoint,
     sendDigits: async (sid, digits, signal) => {
       for (const digit of digits) {
         if (signal.aborted) return;

@@ -13,7 +13,11 @@ import type {
   ReferRequest,
 } from '../../../../src/actors/call/call.types.js';
 import type { CallEffects } from '../../../../src/actors/call/call-effects.js';
-import { PlacementError, ReferRefusal } from '../../../../src/actors/call/call-effects.js';
+import {
+  ENDPOINT_TIMEOUT_MS,
+  PlacementError,
+  ReferRefusal,
+} from '../../../../src/actors/call/call-effects.js';
 import { storable } from '../../../../src/actors/call/call-snapshots.js';
 import type { PersistedDialog, PlaceCall } from '../../../../src/sip/port.js';
 
@@ -38,7 +42,8 @@ function fakeEffects() {
   const waits = {
     admit: [] as Array<Deferred<void> & { signal: AbortSignal }>,
     place: [] as Array<Deferred<PlaceCall> & { signal: AbortSignal }>,
-    endpoint: [] as Array<Deferred<string> & { signal: AbortSignal; remoteSdp: string | null }>,
+    /** Endpoints asked for (their outcome is an event the test sends). */
+    endpoint: [] as Array<{ sid: string; remoteSdp: string | null }>,
     refer: [] as Array<Deferred<ReferPlan> & { signal: AbortSignal }>,
   };
   const apps: Array<{ sid: string; kind: string; send: (e: CallEvent) => void }> = [];
@@ -75,10 +80,8 @@ function fakeEffects() {
       waits.place.push(d);
       return d.promise;
     },
-    createEndpoint: (_sid, remoteSdp, signal) => {
-      const d = Object.assign(deferred<string>(), { signal, remoteSdp });
-      waits.endpoint.push(d);
-      return d.promise;
+    createEndpoint: (sid, remoteSdp) => {
+      waits.endpoint.push({ sid, remoteSdp });
     },
     sendDigits: async () => {
       log.push('sendDigits');
@@ -169,8 +172,7 @@ describe('an inbound call', () => {
     actor.send({ type: 'app.answer', at: Date.now() });
     expect(fx.waits.endpoint[0]?.remoteSdp).toBe('v=0 theirs');
     expect(statusOf(actor.getSnapshot())).toBe('ringing');
-    fx.waits.endpoint[0]!.resolve('v=0 ours');
-    await flush();
+    actor.send({ type: 'media.endpointReady', sdp: 'v=0 ours', at: Date.now() });
     expect(statusOf(actor.getSnapshot())).toBe('in-progress');
     expect(fx.log).toContain('answer CA1 v=0 ours');
     expect(actor.getSnapshot().context.remoteSdp).toBeNull();
@@ -200,12 +202,12 @@ describe('an inbound call', () => {
     expect(fx.log).not.toContain('hangUp CA1');
   });
 
-  it('the caller canceling while the endpoint is made: canceled, the wait aborted, nothing answered', async () => {
+  it('the caller canceling while the endpoint is made: canceled, the late endpoint answers nothing', async () => {
     const actor = start(input);
     actor.send({ type: 'app.answer', at: Date.now() });
     actor.send({ type: 'sip.cancel', at: Date.now() });
-    expect(fx.waits.endpoint[0]!.signal.aborted).toBe(true);
-    fx.waits.endpoint[0]!.resolve('late');
+    expect(fx.waits.endpoint).toHaveLength(1);
+    actor.send({ type: 'media.endpointReady', sdp: 'late', at: Date.now() });
     await flush();
     expect(statusOf(actor.getSnapshot())).toBe('canceled');
     expect(fx.log.some((l) => l.startsWith('answer'))).toBe(false);
@@ -223,14 +225,34 @@ describe('an inbound call', () => {
     expect(fx.log).toContain('reject CA2 603');
   });
 
-  it('no RTP port: 503 to the caller, a Notification, and the call fails', async () => {
+  it('no RTP port: 503 to the caller, a Notification, and the call fails', () => {
     const actor = start(input);
     actor.send({ type: 'app.answer', at: Date.now() });
-    fx.waits.endpoint[0]!.reject(Object.assign(new Error('no port'), { reason: 'no-port' }));
-    await flush();
+    expect(fx.waits.endpoint).toEqual([{ sid: 'CA1', remoteSdp: 'v=0 theirs' }]);
+    actor.send({ type: 'media.endpointFailed', reason: 'no-port', at: Date.now() });
     expect(statusOf(actor.getSnapshot())).toBe('failed');
     expect(fx.log).toEqual(expect.arrayContaining(['reject CA1 503', 'notifyNoMedia CA1']));
     expect(emitted.at(-1)).toMatchObject({ sipStatus: 503 });
+  });
+
+  it('an endpoint not ready in time, or lost while it is made: 500 to the caller, the call fails', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const late = start(input);
+    late.send({ type: 'app.answer', at: Date.now() });
+    vi.advanceTimersByTime(ENDPOINT_TIMEOUT_MS - 1);
+    expect(statusOf(late.getSnapshot())).toBe('ringing');
+    vi.advanceTimersByTime(1);
+    expect(statusOf(late.getSnapshot())).toBe('failed');
+    const lost = start({ ...input, sid: 'CA2' });
+    lost.send({ type: 'app.answer', at: Date.now() });
+    lost.send({ type: 'media.lost', reason: 'engine-down', at: Date.now() });
+    expect(statusOf(lost.getSnapshot())).toBe('failed');
+    expect(fx.log).toEqual(expect.arrayContaining(['reject CA1 500', 'reject CA2 500']));
+    expect(fx.log.some((l) => l.startsWith('notifyNoMedia') || l.startsWith('answer'))).toBe(false);
+    expect(emitted.filter((e) => e.type === 'call.ended')).toMatchObject([
+      { status: 'failed', cause: 'media-lost', sipStatus: 500 },
+      { status: 'failed', cause: 'media-lost', sipStatus: 500 },
+    ]);
   });
 });
 
@@ -389,8 +411,7 @@ describe('a REFER on a Dial bridge (blind transfer)', () => {
       }),
     );
     parent.send({ type: 'app.answer', at: Date.now() });
-    fx.waits.endpoint[0]!.resolve('v=0 ours');
-    await flush();
+    parent.send({ type: 'media.endpointReady', sdp: 'v=0 ours', at: Date.now() });
     const child = start(base({ sid: 'CA9', direction: 'outbound-dial', parentCallSid: 'CA1' }));
     fx.waits.place[0]!.resolve(PLACED);
     await flush();
