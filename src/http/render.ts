@@ -123,16 +123,27 @@ function dialectOf(res: Response): JsonDialect | undefined {
   return state(res).dialect;
 }
 
-/** Sends one resource (or a list as Items) in the request's format. */
-export function send(res: Response, format: Format, rootName: string, value: DtoValue, status = 200): void {
+/**
+ * Sends one resource (or a list as Items) in the request's format. `headers` (name, value, name,
+ * value…) go before Content-Type, as if set with setHeader before the call (see writeHeadAndBody).
+ */
+export function send(
+  res: Response,
+  format: Format,
+  rootName: string,
+  value: DtoValue,
+  status = 200,
+  headers: readonly string[] = NO_HEADERS,
+): void {
   res.statusCode = status;
-  if (format === 'xml') {
-    writeBody(res, format, toXml(rootName, value));
-    return;
+  let text: string;
+  if (format === 'xml') text = toXml(rootName, value);
+  else {
+    const json = toJson(value);
+    const dialect = dialectOf(res);
+    text = JSON.stringify(dialect ? dialect.resource(res, rootName, json) : json);
   }
-  const json = toJson(value);
-  const dialect = dialectOf(res);
-  writeBody(res, format, JSON.stringify(dialect ? dialect.resource(res, rootName, json) : json));
+  writeHeadAndBody(res, format, text, Buffer.byteLength(text), headers);
 }
 
 const NO_HEADERS: readonly string[] = [];

@@ -56,6 +56,8 @@ export interface WebhookClientOptions {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Parsed URLs kept at most; the map is emptied when full (a miss costs one parse). */
+const TARGETS_MAX = 1_000;
 
 /** One attempt's result with the URL and method of its last hop. */
 type HopResult = AttemptResult & { url: string; method: HttpMethod };
@@ -70,6 +72,12 @@ export class WebhookClient {
   private readonly userAgent: string;
   private readonly now: () => number;
   private readonly transport: WebhookTransport;
+  /**
+   * Targets of URLs sent with the default settings, by the URL as given: a status callback URL comes
+   * back for every message, and parsing it (and removing its fragment) is a measurable share of a
+   * callback. Nothing changes a target once parsed.
+   */
+  private readonly targets = new Map<string, WebhookTarget | null>();
 
   constructor(private readonly options: WebhookClientOptions = {}) {
     this.defaults = {
@@ -133,6 +141,18 @@ export class WebhookClient {
     };
   }
 
+  private targetOf(req: WebhookRequest, rawUrl: string): WebhookTarget | null {
+    const settings = this.defaultsFor(req);
+    if (settings !== this.defaults) return parseWebhookUrl(rawUrl, settings);
+    let target = this.targets.get(rawUrl);
+    if (target === undefined) {
+      target = parseWebhookUrl(rawUrl, settings);
+      if (this.targets.size >= TARGETS_MAX) this.targets.clear();
+      this.targets.set(rawUrl, target);
+    }
+    return target;
+  }
+
   /** Attempts on one URL: the first, then retries of the configured classes while its total timeout lasts. */
   private async deliver(
     req: WebhookRequest,
@@ -142,7 +162,7 @@ export class WebhookClient {
     hasFallback: boolean,
     attemptsBefore: number,
   ): Promise<WebhookResult> {
-    const target = parseWebhookUrl(rawUrl, this.defaultsFor(req));
+    const target = this.targetOf(req, rawUrl);
     const base = { method, usedFallback: false, idempotencyToken: token };
     if (!target) {
       const fail: AttemptFail = {

@@ -5,10 +5,10 @@
  * read up to the body cap; retries, redirects and fallback belong to the client above.
  *
  * Why the connect and read timers are ours and not the Agent's: `ct` is per URL (the `#ct=` fragment)
- * while the connector's timeout is per Agent; undici defers a signal's abort until the request reaches a
- * connected socket; and its headers/body timeouts tick on a ~1 s clock, too coarse for `rt=100`. So the
- * attempt settles on native timers driven by the request's progress (see `observe`), and undici's own
- * timeouts only reap what an abandoned attempt leaves behind.
+ * while the connector's timeout is per Agent; undici can cancel a request only once it reaches a connected
+ * socket; and its headers/body timeouts tick on a ~1 s clock, too coarse for `rt=100`. So the attempt
+ * settles on native timers driven by the request's progress (the dispatch handler in `exchange`), and
+ * undici's own timeouts only reap what an abandoned attempt leaves behind.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, type Dispatcher } from 'undici';
@@ -78,37 +78,6 @@ function flattenHeaders(h: IncomingHttpHeaders): Record<string, string> {
     out[k] = Array.isArray(v) ? v.join(', ') : v;
   }
   return out;
-}
-
-/** Progress of one request inside undici, as seen by an interceptor. */
-interface Progress {
-  /** The request reached a connected socket: the end of the connect phase. */
-  started(): void;
-  /** Response bytes arrived (head or body). */
-  activity(): void;
-}
-
-/** An interceptor reporting one request's progress to `progress`, passing everything through. */
-function observe(progress: Progress): Dispatcher.DispatcherComposeInterceptor {
-  return (dispatch) => (opts, handler) =>
-    dispatch(opts, {
-      onRequestStart(controller, context) {
-        progress.started();
-        handler.onRequestStart?.(controller, context);
-      },
-      onRequestUpgrade: (controller, status, headers, socket) =>
-        handler.onRequestUpgrade?.(controller, status, headers, socket),
-      onResponseStart(controller, status, headers, message) {
-        progress.activity();
-        handler.onResponseStart?.(controller, status, headers, message);
-      },
-      onResponseData(controller, chunk) {
-        progress.activity();
-        handler.onResponseData?.(controller, chunk);
-      },
-      onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
-      onResponseError: (controller, err) => handler.onResponseError?.(controller, err),
-    });
 }
 
 /** A failure raised before any response byte, classified by the error's code. */
@@ -216,11 +185,13 @@ export class WebhookTransport {
   ): void {
     const { url } = request;
     const maxBody = this.options.maxBodyBytes;
-    const controller = new AbortController();
-    const timers: NodeJS.Timeout[] = [];
     let settled = false;
     let status: number | undefined;
     let headers: Record<string, string> | undefined;
+    // undici's handle on the request, from the moment it reaches a connected socket.
+    let undiciRequest: Dispatcher.DispatchController | null = null;
+    let abortReason: AttemptError | null = null;
+    const timers: NodeJS.Timeout[] = [];
     const finish = (result: AttemptResult) => {
       if (settled) return;
       settled = true;
@@ -242,7 +213,8 @@ export class WebhookTransport {
     // Settles now and cancels the undici request (at once, or as soon as it reaches a socket).
     const stop = (err: AttemptError, bodyText?: string) => {
       fail(err, bodyText);
-      controller.abort(err);
+      abortReason ??= err;
+      undiciRequest?.abort(err);
     };
     this.inFlight.add(stop);
 
@@ -272,8 +244,19 @@ export class WebhookTransport {
     // Idle timer from the end of the connect phase, restarted by every response byte (Twilio `rt`).
     const rt = timeouts.readTimeoutMs;
     let readTimer: NodeJS.Timeout | undefined;
-    const progress: Progress = {
-      started: () => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+
+    // A handler of undici's dispatch API, not `request()`: the response body is read here, without
+    // the Readable stream, abort signal and promise `request()` makes for every exchange.
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart: (controller) => {
+        undiciRequest = controller;
+        if (abortReason) {
+          controller.abort(abortReason);
+          return;
+        }
+        // The request reached a connected socket: the connect phase is over.
         clearTimeout(connectTimer);
         if (settled || readTimer) return;
         readTimer = setTimeout(
@@ -282,70 +265,64 @@ export class WebhookTransport {
         );
         timers.push(readTimer);
       },
-      activity: () => readTimer?.refresh(),
+      onResponseStart: (controller, statusCode, responseHeaders) => {
+        readTimer?.refresh();
+        if (settled) {
+          controller.abort(abortReason ?? new AttemptError(FailureKind.Network, 'abandoned', null));
+          return;
+        }
+        status = statusCode;
+        headers = flattenHeaders(responseHeaders);
+        const declared = Number(headers['content-length'] ?? Number.NaN);
+        if (declared > maxBody) {
+          stop(
+            new AttemptError(
+              FailureKind.TooLarge,
+              `response body of ${declared} bytes exceeds ${maxBody}`,
+              null,
+            ),
+          );
+        }
+      },
+      onResponseData: (_controller, chunk) => {
+        readTimer?.refresh();
+        if (settled) return;
+        size += chunk.length;
+        if (size > maxBody) {
+          const kept = Buffer.concat(chunks).toString('utf8');
+          stop(new AttemptError(FailureKind.TooLarge, `response body exceeds ${maxBody} bytes`, null), kept);
+          return;
+        }
+        chunks.push(chunk);
+      },
+      onResponseEnd: () => {
+        if (settled) return;
+        const text = Buffer.concat(chunks).toString('utf8');
+        const code = status ?? 0;
+        if (code >= 200 && code < 300) {
+          finish({ ok: true, status: code, headers: headers ?? {}, body: text });
+          return;
+        }
+        const cls = code >= 500 ? RetryClass.Status5xx : code >= 400 ? RetryClass.Status4xx : null;
+        fail(new AttemptError(FailureKind.HttpStatus, `HTTP ${code} from ${url.host}`, cls), text);
+      },
+      onResponseError: (_controller, err) => {
+        if (settled) return;
+        fail(status === undefined ? beforeResponse(err, url, timeouts) : duringBody(err, timeouts));
+      },
     };
-
-    this.agent
-      .compose(observe(progress))
-      .request({
+    this.agent.dispatch(
+      {
         origin: url.origin,
         path: url.pathname + url.search,
         method: request.method,
         headers: request.headers,
         body: request.body,
-        signal: controller.signal,
         // Backstops on undici's coarse clock; the read timer above fires first.
         headersTimeout: rt,
         bodyTimeout: rt,
-      })
-      .then(
-        (res) => {
-          const body = res.body;
-          body.on('error', (err: unknown) => stop(duringBody(err, timeouts)));
-          if (settled) {
-            body.destroy();
-            return;
-          }
-          status = res.statusCode;
-          headers = flattenHeaders(res.headers);
-          const declared = Number(headers['content-length'] ?? Number.NaN);
-          if (declared > maxBody) {
-            stop(
-              new AttemptError(
-                FailureKind.TooLarge,
-                `response body of ${declared} bytes exceeds ${maxBody}`,
-                null,
-              ),
-            );
-            return;
-          }
-          const chunks: Buffer[] = [];
-          let size = 0;
-          body.on('data', (chunk: Buffer) => {
-            if (settled) return;
-            size += chunk.length;
-            if (size > maxBody) {
-              const kept = Buffer.concat(chunks).toString('utf8');
-              stop(
-                new AttemptError(FailureKind.TooLarge, `response body exceeds ${maxBody} bytes`, null),
-                kept,
-              );
-              return;
-            }
-            chunks.push(chunk);
-          });
-          body.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            const code = status ?? 0;
-            if (code >= 200 && code < 300) {
-              finish({ ok: true, status: code, headers: headers ?? {}, body: text });
-              return;
-            }
-            const cls = code >= 500 ? RetryClass.Status5xx : code >= 400 ? RetryClass.Status4xx : null;
-            fail(new AttemptError(FailureKind.HttpStatus, `HTTP ${code} from ${url.host}`, cls), text);
-          });
-        },
-        (err: unknown) => fail(beforeResponse(err, url, timeouts)),
-      );
+      },
+      handler,
+    );
   }
 }

@@ -38,8 +38,9 @@ const notProvided = <O, I>(name: string) =>
 const isSendFailure = (e: unknown): e is SendFailure =>
   typeof e === 'object' && e !== null && 'requeue' in e && 'errorCode' in e;
 
-const outcomesOf = (c: SmsContext): SegmentOutcome[] =>
-  c.providerIds.map((id) => c.outcomes[id]).filter((o): o is SegmentOutcome => o !== undefined);
+/** Some segment has this receipt outcome (checked after every event in `sent`: no allocation). */
+const hasOutcome = (c: SmsContext, outcome: SegmentOutcome): boolean =>
+  c.providerIds.some((id) => c.outcomes[id] === outcome);
 
 const status = (type: 'emitStatus', from: readonly SmsStatus[], to: SmsStatus) =>
   ({ type, params: { from, to } }) as const;
@@ -86,8 +87,8 @@ export const smsMachine = setup({
     isRecordedQueued: ({ context }) => context.recorded === S.Queued,
     isClientMessage: ({ context }) => context.channel === 'sip',
     isRequeue: ({ event }) => ('error' in event && isSendFailure(event.error) ? event.error.requeue : false),
-    hasFailedSegment: ({ context }) => outcomesOf(context).includes('failed'),
-    hasUndeliveredSegment: ({ context }) => outcomesOf(context).includes('undelivered'),
+    hasFailedSegment: ({ context }) => hasOutcome(context, 'failed'),
+    hasUndeliveredSegment: ({ context }) => hasOutcome(context, 'undelivered'),
     isAllDelivered: ({ context }) =>
       context.providerIds.length > 0 &&
       context.providerIds.every((id) => context.outcomes[id] === 'delivered'),
@@ -160,7 +161,9 @@ export const smsMachine = setup({
         { guard: 'isInbound', target: 'received' },
         { guard: 'isRecordedSent', target: 'sent' },
         { guard: 'isRecordedQueued', target: 'queued' },
-        { target: 'sending' },
+        // Straight to the way of sending, not through `sending.route`: one microstep less per message.
+        { guard: 'isClientMessage', target: 'sending.client' },
+        { target: 'sending.carrier' },
       ],
     },
     queued: {

@@ -41,8 +41,12 @@ export function smsRoutes(routes: RouteTable, deps: SmsRouteDeps): void {
     if (body === undefined || body === '') throw new AppError('SmsBodyRequired', 'Body is required');
     const statusCallback = urlParam(p, 'StatusCallback') ?? null;
     const m = await deps.sms.send({ account, from, to, body, statusCallback });
-    res.setHeader('Location', `${deps.publicUrl}${API_ROOT}/Accounts/${account.sid}/SMS/Messages/${m.sid}`);
-    send(res, formatOf(res), 'SMSMessage', smsDto(m, formatOf(res), mayReadText(res)), 201);
+    const location = `${deps.publicUrl}${API_ROOT}/Accounts/${account.sid}/SMS/Messages/${m.sid}`;
+    // Given to writeHead rather than setHeader: the response then keeps no header map.
+    send(res, formatOf(res), 'SMSMessage', smsDto(m, formatOf(res), mayReadText(res)), 201, [
+      'Location',
+      location,
+    ]);
   };
 
   const list = async (req: Request, res: Response) => {

@@ -53,6 +53,8 @@ describe('send', () => {
     });
     expect(r.json.sid).toMatch(/^SM[0-9a-f]{32}$/);
     expect(r.json.uri).toBe(`${w.base}/${r.json.sid}.json`);
+    expect(r.headers.get('location')).toMatch(new RegExp(`^https?://[^/]+${w.base}/${r.json.sid}$`));
+    expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
     // The record is in Postgres when the API answers.
     expect((await w.ts.server.smsStore.get(w.owner.sid, r.json.sid))?.body).toBe('Hello there');
     await waitFor(() => submitsTo('15551230001').length === 1, 5000, 'submit');
