@@ -1,7 +1,9 @@
 /**
- * Starting the engine process: `engine/entry.ts` forked with the advanced IPC serialization
- * (buffers and typed arrays cross without JSON), at the scheduling priority asked for, and its
- * settings sent as the first message. Supervision (restarts, what a death means for the calls)
+ * Starting the engine process: `engine/entry.ts` forked with the JSON IPC serialization, at the
+ * scheduling priority asked for, and its settings sent as the first message. Every message is plain
+ * data (ipc.ts: strings, finite numbers, booleans, arrays, objects), and JSON costs about a third of
+ * the advanced (V8) serialization per message, on both sides: a call's endpoint is created and
+ * released with four messages. Supervision (restarts, what a death means for the calls)
  * is `MediaEngine`'s.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -30,7 +32,7 @@ export interface ForkEngineOptions {
 export function forkEngine(o: ForkEngineOptions): ChildProcess {
   const child = fork(ENTRY, [], {
     execArgv: [...(COMPILED ? [] : ['--import', 'tsx']), ...(o.execArgv ?? [])],
-    serialization: 'advanced',
+    serialization: 'json',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   child.on('message', o.onMessage);

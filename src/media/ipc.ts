@@ -1,6 +1,6 @@
 /**
  * The IPC protocol between the main process (`MediaEngine`) and the engine process
- * (`engine/entry.ts`). Messages travel over the fork channel with `serialization: 'advanced'`.
+ * (`engine/entry.ts`). Messages travel over the fork channel as JSON (`serialization: 'json'`): plain data only.
  */
 import type {
   Codec,

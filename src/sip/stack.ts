@@ -214,7 +214,8 @@ export class SipStack {
   /**
    * Answers a request through its server transaction (retransmissions are the layer's job), or,
    * for a stateless one (REGISTER), at once; the response returned then shares the request's
-   * header objects: read it, do not change it.
+   * header objects. Either way the response returned is the one sent (the transaction keeps it):
+   * read it, do not change it.
    */
   respond(rq: SipRequest, status: number, options: ResponseOptions = {}): SipResponse {
     const stateless = this.statelessReplies.get(rq);
@@ -226,16 +227,21 @@ export class SipStack {
       this.transports.sendRaw(stateless.flow, text, status);
       return rs;
     }
+    // makeResponse copies what it takes of the request: the response is the transaction's own.
     const rs = makeResponse(rq, status, options);
     this.sendResponse(rs);
     return rs;
   }
 
-  /** Sends a response built elsewhere; false when its transaction is gone. */
+  /**
+   * Sends a response through its transaction; false when the transaction is gone. The layer keeps
+   * the object to send again (serializing it only sets its Content-Length): do not change it after,
+   * and hand a copy of a response somebody else may change.
+   */
   sendResponse(rs: SipResponse): boolean {
     const t = this.layer.getServer(rs);
     if (!t) return false;
-    t.send(cloneMessage(rs));
+    t.send(rs);
     return true;
   }
 
