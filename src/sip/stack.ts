@@ -222,8 +222,9 @@ export class SipStack {
       // Serialized here and dropped (the caller does not keep a stateless answer): no copies.
       const rs = makeWireResponse(rq, status, options);
       const text = stack.stringify(rs);
-      if (stateless.key !== null && status >= 200) this.recentReplies.answered(stateless.key, text);
-      this.transports.sendRaw(stateless.flow, text, status);
+      const bytes =
+        stateless.key !== null && status >= 200 ? this.recentReplies.answered(stateless.key, text) : null;
+      this.transports.sendRaw(stateless.flow, text, status, bytes);
       return rs;
     }
     const rs = makeResponse(rq, status, options);
