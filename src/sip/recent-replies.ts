@@ -77,8 +77,17 @@ export class RecentReplies {
    */
   static keyOf(rq: SipRequest, flow: Flow): string | null {
     const branch = rq.headers.via[0]?.params.branch;
+    // Joined, not a template: a template makes a tree of the pieces, and the branch and Call-ID are
+    // slices of the request's text, so the key kept for seconds would keep the whole request.
     return typeof branch === 'string' && branch
-      ? `${flow.protocol}|${flow.address}|${flow.port}|${branch}|${rq.headers['call-id']}|${rq.headers.cseq.seq} ${rq.headers.cseq.method}`
+      ? [
+          flow.protocol,
+          flow.address,
+          flow.port,
+          branch,
+          rq.headers['call-id'],
+          `${rq.headers.cseq.seq} ${rq.headers.cseq.method}`,
+        ].join('|')
       : null;
   }
 
