@@ -4,21 +4,67 @@
  * gets the very same answer (the same nonce and To-tag: a client that compares them sees a
  * retransmission, not a new answer) and a retransmission that arrives while the first copy is
  * still being handled is dropped rather than handled twice. A later retransmission is handled
- * again, which for REGISTER writes the same binding. Two generations of plain strings: nothing per
- * request for the collector to trace, no timer per request. Bounded: a generation that fills up
- * is retired early.
+ * again, which for REGISTER writes the same binding. Two generations, no timer per request.
+ * Bounded: a generation that fills up is retired early.
+ *
+ * The answers' bytes live outside the JavaScript heap, in one buffer per generation (recycled when
+ * the generation retires): at thousands of REGISTERs a second, two answers of half a kilobyte each
+ * kept for seconds were most of what survived into the old generation, and most of the collector's
+ * marking and compacting. Only the keys and a number per key stay on the heap.
  */
 import type { SipRequest } from './message.js';
 import type { Flow } from './transport.js';
 
 const GENERATION_MS = 8_000;
 const MAX_PER_GENERATION = 50_000;
+/** Bytes of answers one generation holds: MAX_PER_GENERATION answers of 640 bytes on average. */
+const GENERATION_BYTES = MAX_PER_GENERATION * 640;
+/** An answer this long is kept as a string instead (rare: a 200 listing many contacts). */
+const MAX_IN_BUFFER = 16 * 1024;
 /** Marks a request being handled: its retransmissions are dropped until the answer is known. */
-const PENDING = '';
+const PENDING = -1;
+/** Each answer in a buffer is its length (4 bytes) and then its bytes (latin1). */
+const LENGTH_BYTES = 4;
+
+const NEW = { kind: 'new' } as const;
+const PENDING_VERDICT = { kind: 'pending' } as const;
+
+/** An answer's place in its generation's buffer (offset), PENDING, or the answer itself. */
+type Kept = number | string;
+
+class Generation {
+  readonly entries = new Map<string, Kept>();
+  used = 0;
+  /** Made on the first answer the generation keeps (a node that takes no REGISTER has none). */
+  constructor(public bytes: Buffer | null) {}
+
+  /** Room for `size` more bytes (a buffer not made yet has all of it). */
+  fits(size: number): boolean {
+    return this.used + size <= GENERATION_BYTES;
+  }
+
+  /** Keeps `text` in the buffer; its bytes. */
+  keep(key: string, text: string): Buffer {
+    this.bytes ??= Buffer.allocUnsafeSlow(GENERATION_BYTES);
+    const at = this.used;
+    this.bytes.writeUInt32LE(text.length, at);
+    this.bytes.write(text, at + LENGTH_BYTES, 'latin1');
+    this.used = at + LENGTH_BYTES + text.length;
+    this.entries.set(key, at);
+    return this.bytes.subarray(at + LENGTH_BYTES, this.used);
+  }
+
+  text(kept: Kept): string {
+    if (typeof kept === 'string') return kept;
+    const bytes = this.bytes as Buffer;
+    const length = bytes.readUInt32LE(kept);
+    return bytes.toString('latin1', kept + LENGTH_BYTES, kept + LENGTH_BYTES + length);
+  }
+}
 
 export class RecentReplies {
-  private current = new Map<string, string>();
-  private previous = new Map<string, string>();
+  private current = new Generation(null);
+  private previous = new Generation(null);
   private rotatedAt: number;
 
   constructor(private readonly now: () => number = Date.now) {
@@ -31,8 +77,17 @@ export class RecentReplies {
    */
   static keyOf(rq: SipRequest, flow: Flow): string | null {
     const branch = rq.headers.via[0]?.params.branch;
+    // Joined, not a template: a template makes a tree of the pieces, and the branch and Call-ID are
+    // slices of the request's text, so the key kept for seconds would keep the whole request.
     return typeof branch === 'string' && branch
-      ? `${flow.protocol}|${flow.address}|${flow.port}|${branch}|${rq.headers['call-id']}|${rq.headers.cseq.seq} ${rq.headers.cseq.method}`
+      ? [
+          flow.protocol,
+          flow.address,
+          flow.port,
+          branch,
+          rq.headers['call-id'],
+          `${rq.headers.cseq.seq} ${rq.headers.cseq.method}`,
+        ].join('|')
       : null;
   }
 
@@ -46,27 +101,43 @@ export class RecentReplies {
     | { readonly kind: 'new' }
     | { readonly kind: 'pending' }
     | { readonly kind: 'answered'; readonly text: string } {
-    this.rotate();
-    const text = this.current.get(key) ?? this.previous.get(key);
-    if (text === undefined) {
-      this.current.set(key, PENDING);
-      return { kind: 'new' };
+    this.rotate(0);
+    let generation = this.current;
+    let kept = generation.entries.get(key);
+    if (kept === undefined) {
+      generation = this.previous;
+      kept = generation.entries.get(key);
     }
-    return text === PENDING ? { kind: 'pending' } : { kind: 'answered', text };
+    if (kept === undefined) {
+      this.current.entries.set(key, PENDING);
+      return NEW;
+    }
+    return kept === PENDING ? PENDING_VERDICT : { kind: 'answered', text: generation.text(kept) };
   }
 
-  /** Records the final answer sent for `key`. */
-  answered(key: string, text: string): void {
-    this.rotate();
-    this.previous.delete(key);
-    this.current.set(key, text);
+  /**
+   * Records the final answer sent for `key`. Returns its bytes (latin1) when they were kept in a
+   * buffer, for the caller to send as they are; they stay valid for seconds at least (until their
+   * generation's buffer is reused), not indefinitely: write them now, do not queue them.
+   */
+  answered(key: string, text: string): Buffer | null {
+    const inBuffer = text.length <= MAX_IN_BUFFER;
+    this.rotate(inBuffer ? LENGTH_BYTES + text.length : 0);
+    this.previous.entries.delete(key);
+    if (inBuffer) return this.current.keep(key, text);
+    this.current.entries.set(key, text);
+    return null;
   }
 
-  private rotate(): void {
+  /** Retires the current generation when it is old or full, or lacks `room` bytes of buffer. */
+  private rotate(room: number): void {
     const now = this.now();
-    if (now - this.rotatedAt < GENERATION_MS && this.current.size < MAX_PER_GENERATION) return;
-    this.previous = this.current;
-    this.current = new Map();
+    const g = this.current;
+    if (now - this.rotatedAt < GENERATION_MS && g.entries.size < MAX_PER_GENERATION && g.fits(room)) return;
+    // The retiring generation's buffer is reused: nothing refers to its answers any more.
+    const recycled = this.previous.bytes;
+    this.previous = g;
+    this.current = new Generation(recycled);
     this.rotatedAt = now;
   }
 }

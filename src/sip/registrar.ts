@@ -17,7 +17,7 @@ import type {
   RegistrationStore,
 } from '../store/registration-store.js';
 import { challengeHeader, issueNonce, readCredentials, responseMatches, verifyNonce } from './digest.js';
-import { headerText, type SipRequest, sipUriOf } from './message.js';
+import { detached, headerText, type SipRequest, sipUriOf } from './message.js';
 import type { SipStack } from './stack.js';
 import { RegistrarLimits } from './timers.js';
 import type { Flow } from './transport.js';
@@ -187,7 +187,8 @@ export class Registrar {
     if (auth.subject.client.login !== login)
       return void this.stack.respond(rq, 403, { reason: 'Wrong User' });
 
-    const aor = Registrar.aor(login, domain);
+    // Bindings outlive the request (the supervisor's view keeps them): no slices of its text.
+    const aor = detached(Registrar.aor(login, domain));
     const now = Date.now();
     const contacts = rq.headers.contact;
     const headerExpires = headerText(rq, 'expires');
@@ -207,6 +208,7 @@ export class Registrar {
     } else {
       const upsert: Binding[] = [];
       const remove: string[] = [];
+      const userAgent = headerText(rq, 'user-agent');
       for (const c of contacts) {
         const contact = contactUri(c);
         if (!contact) return void this.stack.respond(rq, 400, { reason: 'Bad Contact' });
@@ -222,7 +224,7 @@ export class Registrar {
         }
         upsert.push({
           aor,
-          contact,
+          contact: detached(contact),
           expiresAt: now + Math.min(requested, max) * 1000,
           callId: rq.headers['call-id'],
           cseq: rq.headers.cseq.seq,
@@ -233,7 +235,7 @@ export class Registrar {
             flow.protocol === 'UDP'
               ? flow
               : { ...flow, node: { address: this.stack.host, port: this.stack.port } },
-          userAgent: headerText(rq, 'user-agent') ?? null,
+          userAgent: userAgent === undefined ? null : detached(userAgent),
           // The store keeps the first registration time of a contact it already has.
           registeredAt: now,
         });

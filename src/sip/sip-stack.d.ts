@@ -97,6 +97,8 @@ declare module 'sip' {
   export function parse(data: string | Buffer): StackMessage | undefined;
   export function stringify(m: StackMessage): string;
   export function stringifyUri(u: StackUri | string): string;
+  /** `Digest realm="…",nonce=…`: the parameters as given (quoted or not), in their order. */
+  export function stringifyAuthHeader(a: StackAuth): string;
   export function generateBranch(): string;
   export function resolve(
     uri: StackUri,

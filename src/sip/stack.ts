@@ -27,6 +27,7 @@ import {
 import { type FlowRouter, NextHops, type SendOptions } from './next-hop.js';
 import { RecentReplies } from './recent-replies.js';
 import { rejectionOf } from './request-checks.js';
+import { responseText } from './response-text.js';
 import {
   type Flow,
   type SipConnection,
@@ -222,9 +223,10 @@ export class SipStack {
     if (stateless) {
       // Serialized here and dropped (the caller does not keep a stateless answer): no copies.
       const rs = makeWireResponse(rq, status, options);
-      const text = stack.stringify(rs);
-      if (stateless.key !== null && status >= 200) this.recentReplies.answered(stateless.key, text);
-      this.transports.sendRaw(stateless.flow, text, status);
+      const text = responseText(rs);
+      const bytes =
+        stateless.key !== null && status >= 200 ? this.recentReplies.answered(stateless.key, text) : null;
+      this.transports.sendRaw(stateless.flow, text, status, bytes);
       return rs;
     }
     // makeResponse copies what it takes of the request: the response is the transaction's own.

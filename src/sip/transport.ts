@@ -399,15 +399,18 @@ export class SipTransports {
 
   /**
    * Writes bytes as they are (stateless answers). `status` is the response's, when the caller knows
-   * it; else it is read from the text, for the meter.
+   * it; else it is read from the text, for the meter. `bytes`, when the caller has them, are the
+   * text's latin1 bytes, sent as they are over UDP (a datagram is written at once; a stream might
+   * queue them past the time the caller's buffer keeps them, so streams take the text).
    */
-  sendRaw(flow: Flow, text: string, status?: number): void {
+  sendRaw(flow: Flow, text: string, status?: number, bytes?: Buffer | null): void {
     const meter = this.options.meter;
     if (meter) {
       const code = status ?? Number(/^SIP\/2\.0 (\d{3}) /.exec(text)?.[1] ?? 0);
       if (code) meter.response('out', code);
     }
-    if (flow.protocol === 'UDP') this.udp?.send(Buffer.from(text, 'latin1'), flow.port, flow.address);
+    if (flow.protocol === 'UDP')
+      this.udp?.send(bytes ?? Buffer.from(text, 'latin1'), flow.port, flow.address);
     else if (flow.protocol === 'TCP') this.streams.get(key(flow.address, flow.port))?.write(text, 'latin1');
     else
       this.sockets

@@ -62,7 +62,9 @@ export class CachedClientStore implements ClientStore {
   }
 
   async findForDigest(domain: string, login: string): Promise<DigestSubject | null> {
-    const key = `${domain.toLowerCase()}\n${login}`;
+    // Joined, not a template: the login is a slice of a request's text, and a kept key made of it
+    // would keep the whole request alive.
+    const key = [domain.toLowerCase(), login].join('\n');
     const now = this.now();
     const hit = this.found.get(key);
     if (hit && hit.until > now) return hit.subject;

@@ -12,7 +12,8 @@ import { type RedisKeys, registrationShard } from './keys.js';
  * KEYS[1] AOR hash, KEYS[2] the AOR's index shard zset. ARGV[1] now ms, ARGV[2] AOR, ARGV[3] most contacts,
  * ARGV[4] how many contacts to remove, then those contacts, then the upserts as (contact, binding
  * JSON) pairs. Drops expired bindings it meets (expiry is lazy: nothing sweeps). Returns the live
- * bindings (JSON), or false, writing nothing, when there would be more than ARGV[3].
+ * bindings, or false, writing nothing, when there would be more than ARGV[3]: an upserted one as
+ * {contact, registeredAt} (the caller has the rest), any other as its JSON.
  */
 const APPLY = `
 local now = tonumber(ARGV[1])
@@ -37,14 +38,14 @@ for i = 5 + nremove, #ARGV, 2 do
     b.registeredAt = old.b.registeredAt
     json = cjson.encode(b)
   end
-  live[contact] = { json = json, b = b }
+  live[contact] = { json = json, b = b, upserted = true }
   table.insert(set, contact)
   table.insert(set, json)
 end
 local out = {}
 local latest = 0
-for _, e in pairs(live) do
-  table.insert(out, e.json)
+for contact, e in pairs(live) do
+  if e.upserted then table.insert(out, { contact, e.b.registeredAt }) else table.insert(out, e.json) end
   if e.b.expiresAt > latest then latest = e.b.expiresAt end
 end
 if #out > tonumber(ARGV[3]) then return false end
@@ -100,7 +101,15 @@ export class RedisRegistrationStore implements RegistrationStore {
       if (!String((e as Error)?.message).startsWith('NOSCRIPT')) throw e;
       live = await this.redis.eval(APPLY, options);
     }
-    return Array.isArray(live) ? live.map((v) => JSON.parse(String(v)) as Binding) : null;
+    if (!Array.isArray(live)) return null;
+    // The upserted bindings come back as their contact and kept registeredAt only: no JSON to parse.
+    return live.map((v) => {
+      if (!Array.isArray(v)) return JSON.parse(String(v)) as Binding;
+      // The last of a contact sent twice is the one written.
+      const sent = upsert.findLast((b) => b.contact === String(v[0])) as Binding;
+      const registeredAt = Number(v[1]);
+      return sent.registeredAt === registeredAt ? sent : { ...sent, registeredAt };
+    });
   }
 
   async clear(aor: string): Promise<void> {

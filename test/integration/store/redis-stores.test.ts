@@ -192,6 +192,17 @@ describe.each([
     const two = await store.apply(aor, [binding(aor, 'sip:second@127.0.0.1', later)], [], 2);
     expect(two?.map((b) => b.contact).sort()).toEqual([`sip:${aor}`, 'sip:second@127.0.0.1'].sort());
     expect(await store.apply(aor, [binding(aor, 'sip:third@127.0.0.1', later)], [], 2)).toBeNull();
+    // A refresh keeps the first registration time; the other live binding comes back whole.
+    const first = two?.find((b) => b.contact === `sip:${aor}`);
+    const refresh = { ...binding(aor, `sip:${aor}`, later + 1_000), registeredAt: Date.now() + 5_000 };
+    const refreshed = await store.apply(aor, [refresh], [], 2);
+    expect(refreshed?.find((b) => b.contact === `sip:${aor}`)).toEqual({
+      ...refresh,
+      registeredAt: first?.registeredAt,
+    });
+    expect(refreshed?.find((b) => b.contact === 'sip:second@127.0.0.1')).toEqual(
+      two?.find((b) => b.contact === 'sip:second@127.0.0.1'),
+    );
     expect(await store.apply(aor, [], ['sip:second@127.0.0.1'], 2)).toHaveLength(1);
     expect((await store.list(aor)).map((b) => b.contact)).toEqual([`sip:${aor}`]);
     await store.clear(aor);

@@ -1,6 +1,7 @@
 import * as stack from 'sip';
 import { describe, expect, it } from 'vitest';
 import {
+  detached,
   makeResponse,
   makeWireResponse,
   type SipRequest,
@@ -116,5 +117,15 @@ describe('makeWireResponse (a stateless answer, serialized at once)', () => {
     stack.stringify(rs);
     expect(rs.headers.to.params?.tag).toMatch(/^[0-9a-f]+$/);
     expect(rq).toEqual(before);
+  });
+});
+
+describe('detached (a kept copy of a string cut from a message)', () => {
+  it('is the same text, whatever it was cut from', () => {
+    const raw = 'REGISTER sip:a@b SIP/2.0\r\nContact: <sip:user1@127.0.0.2:5060>;expires=60\r\n\r\n';
+    const contact = raw.slice(raw.indexOf('<') + 1, raw.indexOf('>'));
+    expect(detached(contact)).toBe('sip:user1@127.0.0.2:5060');
+    expect(detached('')).toBe('');
+    expect(detached(' x ')).toBe(' x ');
   });
 });

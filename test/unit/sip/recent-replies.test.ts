@@ -61,4 +61,37 @@ describe('RecentReplies', () => {
     now.t = 16_000;
     expect(replies.begin(key)).toEqual({ kind: 'new' });
   });
+
+  it('returns the kept bytes of an answer, and keeps a long answer whole', () => {
+    const replies = new RecentReplies(() => 0);
+    const short = RecentReplies.keyOf(register('z9hG4bK1'), flow) as string;
+    const long = RecentReplies.keyOf(register('z9hG4bK2'), flow) as string;
+    const text = 'SIP/2.0 200 OK\r\nContact: <sip:a@h\xe9>\r\n\r\n';
+    replies.begin(short);
+    expect(replies.answered(short, text)?.equals(Buffer.from(text, 'latin1'))).toBe(true);
+    const big = `SIP/2.0 200 OK\r\nX: ${'x'.repeat(20_000)}\r\n\r\n`;
+    replies.begin(long);
+    expect(replies.answered(long, big)).toBeNull();
+    expect(replies.begin(short)).toEqual({ kind: 'answered', text });
+    expect(replies.begin(long)).toEqual({ kind: 'answered', text: big });
+  });
+
+  it('keeps answers across a generation retired early for want of buffer room', () => {
+    const replies = new RecentReplies(() => 0);
+    const text = `SIP/2.0 401 Unauthorized\r\nX: ${'n'.repeat(15_000)}\r\n\r\n`;
+    // Enough answers to fill two generations' buffers (a little over 30 MiB each) and more.
+    const keys = Array.from(
+      { length: 4_500 },
+      (_, i) => RecentReplies.keyOf(register(`z9hG4bK${i}`), flow) as string,
+    );
+    for (const key of keys) {
+      replies.begin(key);
+      replies.answered(key, `${text}${key}`);
+    }
+    // The last ones are in the current or the previous generation, intact.
+    for (const key of keys.slice(-500))
+      expect(replies.begin(key)).toEqual({ kind: 'answered', text: `${text}${key}` });
+    // The first ones went with the generation retired twice over.
+    expect(replies.begin(keys[0] as string)).toEqual({ kind: 'new' });
+  });
 });
