@@ -12,7 +12,7 @@
  * kept for seconds were most of what survived into the old generation, and most of the collector's
  * marking and compacting. Only the keys and a number per key stay on the heap.
  */
-import type { SipRequest } from './message.js';
+import { detached, type SipRequest } from './message.js';
 import type { Flow } from './transport.js';
 
 const GENERATION_MS = 8_000;
@@ -77,17 +77,11 @@ export class RecentReplies {
    */
   static keyOf(rq: SipRequest, flow: Flow): string | null {
     const branch = rq.headers.via[0]?.params.branch;
-    // Joined, not a template: a template makes a tree of the pieces, and the branch and Call-ID are
-    // slices of the request's text, so the key kept for seconds would keep the whole request.
+    // Detached: the branch and Call-ID are slices of the request's text, and the key is kept for seconds.
     return typeof branch === 'string' && branch
-      ? [
-          flow.protocol,
-          flow.address,
-          flow.port,
-          branch,
-          rq.headers['call-id'],
-          `${rq.headers.cseq.seq} ${rq.headers.cseq.method}`,
-        ].join('|')
+      ? detached(
+          `${flow.protocol}|${flow.address}|${flow.port}|${branch}|${rq.headers['call-id']}|${rq.headers.cseq.seq} ${rq.headers.cseq.method}`,
+        )
       : null;
   }
 
