@@ -24,7 +24,7 @@
  */
 import { newSid, SidPrefix } from '../../ids.js';
 import type { MediaEvent, MediaPort } from '../../media/port.js';
-import { InterpreterErrorCode } from '../interpreter/interpreter.types.js';
+import { type AnswerOutcome, InterpreterErrorCode } from '../interpreter/interpreter.types.js';
 import type {
   CallControl,
   CreatedRecording,
@@ -36,6 +36,7 @@ import type {
   InterpreterServices,
   MediaEvents,
   ReferOutcome,
+  ReplyTo,
 } from '../interpreter/services.js';
 import type { CallEnd, ChildLeg, LegControl } from './leg-control.js';
 
@@ -76,8 +77,8 @@ export class RuntimeCallControl implements CallControl, Dialer {
     private readonly recordings: Pick<InterpreterServices, 'createRecording' | 'notify'>,
   ) {}
 
-  answer(callSid: string, signal: AbortSignal): Promise<void> {
-    return this.runtime.answer(callSid, signal);
+  answer(callSid: string, replyTo: ReplyTo<AnswerOutcome>): void {
+    this.runtime.answer(callSid, replyTo);
   }
 
   reject(callSid: string, reason: 'rejected' | 'busy'): void {
@@ -85,8 +86,8 @@ export class RuntimeCallControl implements CallControl, Dialer {
   }
 
   hangup(callSid: string): void {
-    this.runtime.intent(callSid, { type: 'app.hangup', at: Date.now() });
-    this.runtime.end(callSid);
+    // `app.hangup` ends the leg wherever it has a transition; Status=completed covers the rest.
+    if (!this.runtime.intent(callSid, { type: 'app.hangup', at: Date.now() })) this.runtime.end(callSid);
   }
 
   sendDigits(callSid: string, digits: string, signal: AbortSignal): Promise<void> {

@@ -9,7 +9,8 @@ import type { MediaPort } from '../../media/port.js';
 import { REFER_SUBSCRIPTION_SECONDS } from '../../sip/port.js';
 import { CallStatus } from '../../store/call-store.js';
 import type { HttpMethod } from '../../webhooks/index.js';
-import type { ReferOutcome } from '../interpreter/services.js';
+import type { AnswerOutcome } from '../interpreter/interpreter.types.js';
+import type { ReferOutcome, ReplyTo } from '../interpreter/services.js';
 import { statusOf } from './call.machine.js';
 import type { CallEvent } from './call.types.js';
 import type { CallActor, CallRuntime } from './call-runtime.js';
@@ -40,6 +41,9 @@ export interface ChildLeg {
    */
   whisper(url: string, method: HttpMethod): Promise<boolean>;
 }
+
+const ANSWERED: AnswerOutcome = { type: 'call.answered' };
+const ANSWER_FAILED: AnswerOutcome = { type: 'call.answerFailed' };
 
 export class LegControl {
   constructor(
@@ -139,27 +143,63 @@ export class LegControl {
   // ---- call control (the interpreter's CallControl) --------------------------------------------
 
   /**
-   * Answers an inbound leg: its endpoint answers the caller's offer, 200 goes out, and this resolves
-   * when the ACK arrives. Idempotent; rejects when the leg is gone or ends first.
+   * Answers an inbound leg: its endpoint answers the caller's offer, 200 goes out, and `replyTo`
+   * hears `call.answered` when the ACK arrives (at once when the leg is up already), or
+   * `call.answerFailed` when the leg is gone or ends first. The leg's own bounds (ENDPOINT_TIMEOUT,
+   * the ACK timeout) end it when the answer cannot complete, so the wait needs no timer of its own.
    */
-  async answer(sid: string, signal: AbortSignal): Promise<void> {
+  answer(sid: string, replyTo: ReplyTo<AnswerOutcome>): void {
     const actor = this.calls.actorOf(sid);
-    if (!actor) throw new Error(`call ${sid} is not live`);
-    const snap = actor.getSnapshot();
-    if (statusOf(snap) === CallStatus.InProgress) return;
-    if (!snap.matches('incoming') && !snap.matches('answering'))
-      throw new Error(`call ${sid} cannot be answered (${statusOf(snap)})`);
-    actor.send({ type: 'app.answer', at: Date.now() });
-    const done = await waitFor(actor, (s) => s.context.confirmed || s.status !== 'active', {
-      timeout: Number.POSITIVE_INFINITY,
-      signal,
+    const snap = actor?.getSnapshot();
+    if (!actor || !snap) {
+      replyTo.send(ANSWER_FAILED);
+      return;
+    }
+    if (statusOf(snap) === CallStatus.InProgress) {
+      replyTo.send(ANSWERED);
+      return;
+    }
+    if (!snap.matches('incoming') && !snap.matches('answering')) {
+      replyTo.send(ANSWER_FAILED);
+      return;
+    }
+    let settled = false;
+    // Watched before the answer is sent: its outcome may come back while it is being sent.
+    const watch = actor.subscribe({
+      next: (s) => {
+        if (s.context.confirmed) settle(ANSWERED);
+        else if (s.status !== 'active') settle(ANSWER_FAILED);
+      },
+      error: () => settle(ANSWER_FAILED),
     });
-    if (!done.context.confirmed) throw new Error(`call ${sid} ended before it was answered`);
+    function settle(outcome: AnswerOutcome) {
+      if (settled) return;
+      settled = true;
+      watch.unsubscribe();
+      replyTo.send(outcome);
+    }
+    actor.send({ type: 'app.answer', at: Date.now() });
   }
 
-  /** Sends an app intent (`app.reject`, `app.hangup`) to the call actor. */
-  intent(sid: string, event: Extract<CallEvent, { type: 'app.reject' | 'app.hangup' }>): void {
-    this.calls.sendIfCan(sid, event);
+  /** `answer` as a promise, for what awaits it (the client bridge): rejects when the answer fails. */
+  private answered(sid: string, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.answer(sid, {
+        send: (outcome) => {
+          signal.removeEventListener('abort', onAbort);
+          if (outcome.type === 'call.answered') resolve();
+          else reject(new Error(`call ${sid} ended before it was answered`));
+        },
+      });
+    });
+  }
+
+  /** Sends an app intent (`app.reject`, `app.hangup`) to the call actor; false when it has no effect. */
+  intent(sid: string, event: Extract<CallEvent, { type: 'app.reject' | 'app.hangup' }>): boolean {
+    return this.calls.sendIfCan(sid, event);
   }
 
   /** DTMF to the far end (SIP INFO); resolves when sent, or at once when the call is not up. */
@@ -216,7 +256,7 @@ export class LegControl {
         });
         return;
       }
-      await this.answer(sid, signal);
+      await this.answered(sid, signal);
       this.media.bridge(sid, child.sid);
       await child.ended;
     } finally {

@@ -5,7 +5,8 @@
  *
  *   fetching ──ok──▶ (executing.next's choice, taken at once) ──end of document──▶ hungUp (final)
  *                                      (a whisper: ──▶ documentEnded (final), the call stays up)
- *      │                 │  ├─ media verb, call not answered ─▶ answering ─▶ running.<verb>
+ *      │                 │  ├─ media verb, call not answered ─▶ answering ─call.answered─▶ running.<verb>
+ *      │                 │  │      (answering: the answer command on entry; call.answerFailed ─▶ ended)
  *      │                 │  ├─ Hangup (no actor: the outcome is the node's) ─▶ hungUp
  *      │                 │  ├─ Reject (no actor) ─▶ deciding
  *      │                 │  └─ otherwise ─────────────────────────────────▶ running.<verb>
@@ -27,7 +28,7 @@
  * Context is plain data (program JSON, index, counters); the services are closed over by the actor
  * implementations, so the machine itself does no I/O beyond the call intents of its actions.
  */
-import { assign, emit, fromPromise, setup, stateIn } from 'xstate';
+import { assign, emit, setup, stateIn } from 'xstate';
 import { type FetchMarkupOutput, fetchMarkupLogic } from './fetch-markup.js';
 import {
   DEFAULT_API_VERSION,
@@ -236,9 +237,6 @@ export function createInterpreterMachine(services: InterpreterServices) {
     },
     actors: {
       fetchMarkup: fetchMarkupLogic(services),
-      answer: fromPromise<void, { callSid: string }>(({ input, signal }) =>
-        services.call.answer(input.callSid, signal),
-      ),
       Say: sayVerb.logic(services),
       Play: playVerb.logic(services),
       Pause: pauseVerb.logic(services),
@@ -327,6 +325,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
           outcome: null,
         };
       }),
+      answerCall: ({ context, self }) => services.call.answer(context.call.callSid, self),
       hangUpCall: ({ context }) => services.call.hangup(context.call.callSid),
       rejectCall: ({ context }) => {
         const o = context.outcome;
@@ -430,12 +429,13 @@ export function createInterpreterMachine(services: InterpreterServices) {
           next: {
             always: goToVerbAt(0, [] as const),
           },
+          // The answer is a command to the leg; its outcome comes back as an event (a late one, after
+          // a redirect or the call's end, finds no transition).
           answering: {
-            invoke: {
-              src: 'answer',
-              input: ({ context }) => ({ callSid: context.call.callSid }),
-              onDone: startVerbAt(0, [] as const, true),
-              onError: { target: '#interpreter.ended' },
+            entry: 'answerCall',
+            on: {
+              'call.answered': startVerbAt(0, [] as const, true),
+              'call.answerFailed': { target: '#interpreter.ended' },
             },
           },
           running: {

@@ -111,7 +111,8 @@ export interface InterpreterContext {
 
 /**
  * Events, named by source (STYLE): the REST layer redirects a live call (`POST /Calls/{sid}` with
- * Url); the runtime reports that the call leg ended (BYE, CANCEL, REST hangup, any terminal status).
+ * Url); the runtime reports that the call leg ended (BYE, CANCEL, REST hangup, any terminal status);
+ * the leg reports how the answer the interpreter asked for went (`AnswerOutcome`).
  */
 export type InterpreterEvent =
   | {
@@ -121,7 +122,15 @@ export type InterpreterEvent =
       readonly fallbackUrl?: string | null;
       readonly fallbackMethod?: HttpMethod;
     }
-  | { readonly type: 'call.ended' };
+  | { readonly type: 'call.ended' }
+  | AnswerOutcome;
+
+/**
+ * The outcome of `CallControl.answer`, sent back by the call leg: `call.answered` once media can
+ * flow (the ACK of our 200, or the leg was up already), `call.answerFailed` when the leg can no
+ * longer be answered (gone, ended first, or in a state that cannot answer). Exactly one per answer.
+ */
+export type AnswerOutcome = { readonly type: 'call.answered' } | { readonly type: 'call.answerFailed' };
 
 /** What a verb tells the interpreter to do next. */
 export type VerbOutcome =

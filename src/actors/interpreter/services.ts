@@ -12,20 +12,28 @@ import type { MediaEvent, MediaPort } from '../../media/port.js';
 import type { NotifyInput } from '../../notifications/notifier.js';
 import type { HttpMethod, Params, WebhookClient, WebhookResult } from '../../webhooks/index.js';
 import type { RemoteConferences } from '../conference/remote-conferences.js';
+import type { AnswerOutcome } from './interpreter.types.js';
 import type { ConferenceRooms } from './verbs/conference-rooms.js';
+
+/** Where the outcome of a command goes: the actor that gave it (its `self`). */
+export interface ReplyTo<E> {
+  send(event: E): void;
+}
 
 /**
  * Intents the interpreter sends to its call leg. The runtime forwards them to the call actor as
- * `app.answer`, `app.reject` and `app.hangup` (src/actors/call/call.types.ts). Only `answer` and
- * `sendDigits` are awaited; `reject` and `hangup` end the interpretation at once.
+ * `app.answer`, `app.reject` and `app.hangup` (src/actors/call/call.types.ts). `answer` is a command
+ * whose outcome comes back as an event; `sendDigits` and `refer` are awaited; `reject` and `hangup`
+ * end the interpretation at once.
  */
 export interface CallControl {
   /**
-   * Answers the inbound leg (SIP 200 with the media endpoint's SDP). Resolves when media can flow
-   * (ideally on the ACK); rejects when the leg can no longer be answered (caller gone). Must honour
-   * `signal`: it aborts when the interpreter stops (REST redirect, call ended).
+   * Answers the inbound leg (SIP 200 with the media endpoint's SDP). Never throws; its outcome is
+   * sent to `replyTo`, once: `call.answered` when media can flow (on the ACK; at once when the leg
+   * is up already), `call.answerFailed` when the leg can no longer be answered (caller gone, the
+   * leg ended first). An outcome that arrives after the interpreter moved on finds no transition.
    */
-  answer(callSid: string, signal: AbortSignal): Promise<void>;
+  answer(callSid: string, replyTo: ReplyTo<AnswerOutcome>): void;
   /** Refuses the unanswered leg: `rejected` → SIP 603 Decline, `busy` → 486 Busy Here. */
   reject(callSid: string, reason: 'rejected' | 'busy'): void;
   /** Ends the leg in whatever state it is (BYE when answered). */

@@ -90,7 +90,7 @@ describe(`markup fuzz (seed ${SEED})`, () => {
     const ends = new Map<string, string[]>();
     const intent = (sid: string, what: string) => ends.set(sid, [...(ends.get(sid) ?? []), what]);
     const call: CallControl = {
-      answer: async () => {},
+      answer: (_sid, replyTo) => replyTo.send({ type: 'call.answered' }),
       reject: (sid, reason) => intent(sid, `reject:${reason}`),
       hangup: (sid) => intent(sid, 'hangup'),
       sendDigits: async () => {},

@@ -298,9 +298,7 @@ describe('answering', () => {
     await h.close();
     h = await createHarness({
       call: {
-        answer: async () => {
-          throw new Error('leg gone');
-        },
+        answer: (_sid, replyTo) => replyTo.send({ type: 'call.answerFailed' }),
         reject: () => {},
         hangup: () => {},
         sendDigits: async () => {},
@@ -310,6 +308,62 @@ describe('answering', () => {
     h.server.script('/voice', { body: xml('<Say>x</Say>') });
     expect(await h.run()).toEqual({ end: 'call-ended' });
     expect(h.media.commands).toEqual([]);
+  });
+
+  it('waits in `answering` for the leg; call.answered starts the verb', async () => {
+    const asked = h.holdAnswers();
+    h.media.playScript = () => 'hold';
+    h.server.script('/voice', { body: xml('<Say>x</Say>') });
+    const actor = h.start();
+    await inState(actor, 'executing.answering');
+    expect(asked).toHaveLength(1);
+    expect(h.media.commands).toEqual([]);
+    asked[0]!.send({ type: 'call.answered' });
+    await inState(actor, 'executing.running.say');
+    expect(actor.getSnapshot().context.answered).toBe(true);
+    expect(spoken()).toEqual(['x']);
+  });
+
+  it('call.answerFailed ends the interpretation without running the verb or hanging up', async () => {
+    const asked = h.holdAnswers();
+    h.server.script('/voice', { body: xml('<Say>x</Say>') });
+    const actor = h.start();
+    await inState(actor, 'executing.answering');
+    asked[0]!.send({ type: 'call.answerFailed' });
+    await waitFor(actor, (s) => s.status === 'done');
+    expect(actor.getSnapshot().output).toEqual({ end: 'call-ended' });
+    expect(h.media.commands).toEqual([]);
+    expect(h.intents).toEqual([{ type: 'answer' }]);
+  });
+
+  it('the call ends while answering: ended at once, nothing played', async () => {
+    const asked = h.holdAnswers();
+    h.server.script('/voice', { body: xml('<Say>x</Say>') });
+    const actor = h.start();
+    await inState(actor, 'executing.answering');
+    actor.send({ type: 'call.ended' });
+    expect(actor.getSnapshot().output).toEqual({ end: 'call-ended' });
+    expect(asked).toHaveLength(1);
+    expect(h.media.commands).toEqual([]);
+  });
+
+  it('a REST redirect while answering fetches the new document and answers again for its media verb', async () => {
+    const asked = h.holdAnswers();
+    h.media.playScript = () => 'hold';
+    h.server.script('/voice', { body: xml('<Say>old</Say>') });
+    h.server.script('/new', { body: xml('<Sms>x</Sms><Say>new</Say>') });
+    const actor = h.start();
+    await inState(actor, 'executing.answering');
+    actor.send({ type: 'http.redirect', url: h.url('/new') });
+    expect(actor.getSnapshot().matches('fetching')).toBe(true);
+    // The first answer's outcome, late: the fetch goes on.
+    asked[0]!.send({ type: 'call.answered' });
+    expect(actor.getSnapshot().matches('fetching')).toBe(true);
+    await inState(actor, 'executing.answering');
+    expect(asked).toHaveLength(2);
+    asked[1]!.send({ type: 'call.answered' });
+    await inState(actor, 'executing.running.say');
+    expect(spoken()).toEqual(['new']);
   });
 
   it('non-media verbs before the first media verb do not answer; the media verb does, once', async () => {

@@ -5,7 +5,10 @@
  */
 import { type Actor, createActor, toPromise, waitFor } from 'xstate';
 import { createInterpreterMachine } from '../../../../src/actors/interpreter/interpreter.machine.js';
-import type { InterpreterInput } from '../../../../src/actors/interpreter/interpreter.types.js';
+import type {
+  AnswerOutcome,
+  InterpreterInput,
+} from '../../../../src/actors/interpreter/interpreter.types.js';
 import {
   type CallControl,
   type DialOutcome,
@@ -14,6 +17,7 @@ import {
   type InterpreterServices,
   MediaEventRouter,
   type RecordingRequest,
+  type ReplyTo,
   type SmsRequest,
   webhookFetcher,
 } from '../../../../src/actors/interpreter/services.js';
@@ -77,6 +81,8 @@ export interface Harness {
   /** `http://127.0.0.1:<port>` + path */
   url(path: string): string;
   start(input?: Partial<InterpreterInput>): Actor<ReturnType<typeof createInterpreterMachine>>;
+  /** From now on each answer waits for the test to reply to it (`call.answered` or `call.answerFailed`). */
+  holdAnswers(): Array<ReplyTo<AnswerOutcome>>;
   /** Runs to the end and returns the output. */
   run(input?: Partial<InterpreterInput>): Promise<unknown>;
   close(): Promise<void>;
@@ -109,9 +115,12 @@ export async function createHarness(overrides: Partial<InterpreterServices> = {}
       }),
   });
   const router = new MediaEventRouter(media);
+  let held: Array<ReplyTo<AnswerOutcome>> | null = null;
   const call: CallControl = {
-    answer: async () => {
+    answer: (_sid, replyTo) => {
       intents.push({ type: 'answer' });
+      if (held) held.push(replyTo);
+      else replyTo.send({ type: 'call.answered' });
     },
     reject: (_sid, reason) => intents.push({ type: 'reject', reason }),
     hangup: () => intents.push({ type: 'hangup' }),
@@ -182,6 +191,10 @@ export async function createHarness(overrides: Partial<InterpreterServices> = {}
     services,
     url,
     start,
+    holdAnswers: () => {
+      held ??= [];
+      return held;
+    },
     run: (input) => toPromise(start(input)),
     async close() {
       for (const a of actors) a.stop();
