@@ -50,7 +50,6 @@ import {
   gatherVerb,
   IMMEDIATE_VERBS,
   MEDIA_VERBS,
-  pauseVerb,
   playVerb,
   recordVerb,
   redirectVerb,
@@ -58,6 +57,7 @@ import {
   sayVerb,
   smsVerb,
 } from './verbs/index.js';
+import { pauseLogic } from './verbs/pause.js';
 import { recordAfterHangupLogic } from './verbs/record.js';
 import { errorText } from './verbs/support.js';
 
@@ -205,28 +205,26 @@ const goToVerbAt = <const B extends readonly unknown[]>(ahead: Ahead, before: B)
 
 /** Builds the interpreter machine over the process's services (once, at the composition root). */
 export function createInterpreterMachine(services: InterpreterServices) {
-  const verbState = <S extends VerbSrc>(src: S) =>
-    ({
-      invoke: {
-        src,
-        input: verbInput,
-        // The common outcome, "next", goes straight on to the next verb (what `deciding` and then
-        // `next` would do, two steps fewer). `advance` clears the outcome, so it is not recorded
-        // first: one context copy fewer per verb.
-        onDone: [
-          {
-            guard: {
-              type: 'isNotNext',
-              params: ({ event }: { event: { output: VerbOutcome } }) => event.output,
-            },
-            target: '#interpreter.executing.deciding',
-            actions: [recordOutcome, 'emitVerbFinished'],
-          },
-          ...goToVerbAt(1, [emitFinishedWith, 'advance'] as const),
-        ],
-        onError: goToVerbAt(1, ['notifyVerbError', 'emitVerbFinished', 'advance'] as const),
+  // The common outcome, "next", goes straight on to the next verb (what `deciding` and then `next`
+  // would do, two steps fewer). `advance` clears the outcome, so it is not recorded first: one
+  // context copy fewer per verb.
+  const verbDone = [
+    {
+      guard: {
+        type: 'isNotNext',
+        params: ({ event }: { event: { output: VerbOutcome } }) => event.output,
       },
-    }) as const;
+      target: '#interpreter.executing.deciding',
+      actions: [recordOutcome, 'emitVerbFinished'],
+    },
+    ...goToVerbAt(1, [emitFinishedWith, 'advance'] as const),
+  ] as const;
+  const verbFailed = goToVerbAt(1, ['notifyVerbError', 'emitVerbFinished', 'advance'] as const);
+  const verbState = <S extends VerbSrc>(src: S) =>
+    ({ invoke: { src, input: verbInput, onDone: verbDone, onError: verbFailed } }) as const;
+  /** A callback verb (a timer): its outcome comes as `verb.done` rather than as its output. */
+  const callbackVerbState = <S extends VerbSrc>(src: S) =>
+    ({ invoke: { src, input: verbInput, onError: verbFailed }, on: { 'verb.done': verbDone } }) as const;
   return setup({
     types: {
       context: {} as InterpreterContext,
@@ -239,7 +237,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
       fetchMarkup: fetchMarkupLogic(services),
       Say: sayVerb.logic(services),
       Play: playVerb.logic(services),
-      Pause: pauseVerb.logic(services),
+      Pause: pauseLogic(services),
       Gather: gatherVerb.logic(services),
       Record: recordVerb.logic(services),
       Dial: dialVerb.logic(services),
@@ -445,7 +443,7 @@ export function createInterpreterMachine(services: InterpreterServices) {
             states: {
               say: verbState('Say'),
               play: verbState('Play'),
-              pause: verbState('Pause'),
+              pause: callbackVerbState('Pause'),
               gather: verbState('Gather'),
               record: verbState('Record'),
               dial: verbState('Dial'),

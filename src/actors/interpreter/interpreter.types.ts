@@ -112,7 +112,8 @@ export interface InterpreterContext {
 /**
  * Events, named by source (STYLE): the REST layer redirects a live call (`POST /Calls/{sid}` with
  * Url); the runtime reports that the call leg ended (BYE, CANCEL, REST hangup, any terminal status);
- * the leg reports how the answer the interpreter asked for went (`AnswerOutcome`).
+ * the leg reports how the answer the interpreter asked for went (`AnswerOutcome`); a callback verb
+ * actor reports its outcome (`verb.done`).
  */
 export type InterpreterEvent =
   | {
@@ -123,7 +124,17 @@ export type InterpreterEvent =
       readonly fallbackMethod?: HttpMethod;
     }
   | { readonly type: 'call.ended' }
-  | AnswerOutcome;
+  | AnswerOutcome
+  | VerbDone;
+
+/**
+ * A verb actor that is not a promise (a timer: `<Pause>`) tells its interpreter it is done with this
+ * event, carrying its outcome as a promise verb's done event would.
+ */
+export interface VerbDone {
+  readonly type: 'verb.done';
+  readonly output: VerbOutcome;
+}
 
 /**
  * The outcome of `CallControl.answer`, sent back by the call leg: `call.answered` once media can

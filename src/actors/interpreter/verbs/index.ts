@@ -11,10 +11,10 @@ import { referVerb } from './refer.js';
 import { rejectVerb } from './reject.js';
 import { sayVerb } from './say.js';
 import { smsVerb } from './sms.js';
-import type { VerbDefinition } from './support.js';
+import type { VerbDefinition, VerbLogic } from './support.js';
 
 /** Every top-level voice verb the interpreter runs. */
-export const VERBS: readonly VerbDefinition[] = [
+export const VERBS: readonly VerbDefinition<VerbLogic>[] = [
   sayVerb,
   playVerb,
   pauseVerb,

@@ -4,21 +4,32 @@
  * its command (the port may answer synchronously) and, when the verb actor is stopped (its `signal`
  * aborts: REST redirect, call ended), stops the endpoint's operation so nothing keeps playing.
  */
-import { fromPromise, type PromiseActorLogic } from 'xstate';
+import { type CallbackActorLogic, fromPromise, type PromiseActorLogic } from 'xstate';
 import type { MediaEvent, PlayOptions, PlaySource } from '../../../media/port.js';
-import { InterpreterErrorCode, type VerbInput, type VerbOutcome } from '../interpreter.types.js';
+import {
+  InterpreterErrorCode,
+  type VerbDone,
+  type VerbInput,
+  type VerbOutcome,
+} from '../interpreter.types.js';
 import type { AttrMap, AttrValue } from '../markup/index.js';
 import type { InterpreterServices } from '../services.js';
 
-/** A verb: its markup element, attribute schema and actor logic. */
-export interface VerbDefinition {
+/**
+ * The actor of a verb: a promise whose output is the outcome, or, for a verb that only waits on a
+ * timer (`<Pause>`), a callback that sends `verb.done` with it (no promise or AbortController).
+ */
+export type VerbLogic = PromiseActorLogic<VerbOutcome, VerbInput> | CallbackActorLogic<VerbDone, VerbInput>;
+
+/** A verb: its markup element, attribute schema and actor logic (a promise unless `L` says otherwise). */
+export interface VerbDefinition<L extends VerbLogic = PromiseActorLogic<VerbOutcome, VerbInput>> {
   /** Element name, as in the markup. */
   readonly name: string;
   /** Attribute schema (from `markup/verbs/<verb>.ts`). */
   readonly attrs: AttrMap;
   /** Media verbs need an answered call (the interpreter answers first) and reset the redirect chain. */
   readonly media: boolean;
-  readonly logic: (services: InterpreterServices) => PromiseActorLogic<VerbOutcome, VerbInput>;
+  readonly logic: (services: InterpreterServices) => L;
   /**
    * For a verb decided by its node alone (nothing to wait for, no side effect): its outcome. The
    * interpreter records it at once instead of starting an actor whose promise only resolves it;

@@ -55,6 +55,45 @@ describe('Pause', () => {
     await inState(actor, 'hungUp');
     expect(h.intents).toEqual([{ type: 'answer' }, { type: 'hangup' }]);
   });
+
+  it('length 0 goes straight on to the next verb', async () => {
+    h.server.script('/voice', { body: xml('<Pause length="0"/><Say>after</Say>') });
+    expect(await h.run()).toEqual({ end: 'hangup' });
+    expect(h.media.ops('play').map((p) => p.source.kind)).toEqual(['tts']);
+  });
+
+  it('the call ending mid-Pause clears its timer: nothing runs after it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    h.server.script('/voice', { body: xml('<Pause length="5"/><Say>never</Say>') });
+    const actor = h.start();
+    await inState(actor, 'executing.running.pause');
+    const timers = vi.getTimerCount();
+    actor.send({ type: 'call.ended' });
+    expect(actor.getSnapshot().output).toEqual({ end: 'call-ended' });
+    expect(vi.getTimerCount()).toBe(timers - 1);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(h.media.ops('play')).toEqual([]);
+    expect(h.intents).toEqual([{ type: 'answer' }]);
+  });
+
+  it('an injected `sleep` is used, and its signal aborts when the Pause is stopped', async () => {
+    await h.close();
+    const sleeps: Array<{ ms: number; signal: AbortSignal }> = [];
+    h = await createHarness({
+      sleep: (ms, signal) => {
+        sleeps.push({ ms, signal });
+        return new Promise(() => {});
+      },
+    });
+    h.server.script('/voice', { body: xml('<Pause length="2"/>') });
+    h.server.script('/new', { body: xml('<Hangup/>') });
+    const actor = h.start();
+    await inState(actor, 'executing.running.pause');
+    expect(sleeps.map((s) => [s.ms, s.signal.aborted])).toEqual([[2000, false]]);
+    actor.send({ type: 'http.redirect', url: h.url('/new') });
+    expect(sleeps[0]!.signal.aborted).toBe(true);
+    await inState(actor, 'hungUp');
+  });
 });
 
 describe('Gather', () => {
