@@ -61,15 +61,20 @@ import { pauseLogic } from './verbs/pause.js';
 import { recordAfterHangupLogic } from './verbs/record.js';
 import { errorText } from './verbs/support.js';
 
-/** The input of the current verb; `seq` is the verb's (the context's unless it is being started). */
-const inputOfVerb = (context: InterpreterContext, seq = context.seq): VerbInput => ({
-  node: context.program[context.index]!,
+/**
+ * The input of the current verb; `seq` and `index` are the verb's (the context's unless it is being
+ * started).
+ */
+const inputOfVerb = (context: InterpreterContext, seq = context.seq, index = context.index): VerbInput => ({
+  node: context.program[index]!,
   call: context.call,
   answered: context.answered,
   documentUrl: context.documentUrl ?? '',
   opId: `v${seq}`,
 });
 const verbInput = ({ context }: { context: InterpreterContext }): VerbInput => inputOfVerb(context);
+
+const CALL_ENDED: InterpreterOutput = { end: 'call-ended' };
 
 /** Actor names of the verbs: the element names, so the routing table reads like the markup. */
 type VerbSrc =
@@ -131,13 +136,19 @@ const verbAt = (context: InterpreterContext, event: { type: string }, ahead: Ahe
   programAt(context, event, ahead)[indexAt(context, ahead)]?.verb ?? null;
 
 /**
- * What starting the current verb changes: its sequence number, and the redirect chain count (a
- * media verb resets it).
+ * What starting a verb changes: its sequence number, and the redirect chain count (a media verb
+ * resets it); with `advance`, the verb after the current one is started, and the index moves to it
+ * in the same update (what `advance` would do first).
  */
-const started = (context: InterpreterContext) => ({
-  seq: context.seq + 1,
-  chain: MEDIA_VERBS.has(currentVerb(context) ?? '') ? 0 : context.chain,
-});
+const started = (context: InterpreterContext, advance: boolean) => {
+  const index = advance ? context.index + 1 : context.index;
+  return {
+    index,
+    outcome: advance ? null : context.outcome,
+    seq: context.seq + 1,
+    chain: MEDIA_VERBS.has(context.program[index]?.verb ?? '') ? 0 : context.chain,
+  };
+};
 
 /** A fetched document becomes the program (see `loadProgram`). */
 const loadFetched = {
@@ -146,26 +157,29 @@ const loadFetched = {
 } as const;
 
 /**
- * Starts the verb `ahead` places on, after `before` (`advance` when ahead is 1): `running.<verb>`,
+ * Starts the verb `ahead` places on, after `before`: `running.<verb>`,
  * counted and announced on the way in, or, for Hangup and Reject, whose outcome is their node's, no
  * actor to start and wait for (Hangup ends the document at once; Reject's outcome depends on the
  * answer: `deciding`). Taken straight from where the verb is reached (a verb done, `next`, the
  * answer) rather than through a routing state of its own: each step is a snapshot built and thrown
- * away. `answered`: reached from the answer, recorded in the same update as the verb's start.
+ * away. `answered`: reached from the answer, recorded in the same update as the verb's start. From
+ * a finished verb (ahead 1), the start's own update moves the index on.
  */
 const startVerbAt = <const B extends readonly unknown[]>(ahead: Ahead, before: B, answered = false) => {
-  const start = answered ? ('startAnsweredVerb' as const) : ('startVerb' as const);
+  const params = { advance: ahead === 1 };
+  const start = answered ? ('startAnsweredVerb' as const) : ({ type: 'startVerb', params } as const);
+  const startImmediate = { type: 'startImmediateVerb', params } as const;
   const mark = answered ? (['markAnswered'] as const) : ([] as const);
   return [
     {
       guard: { type: 'isVerb' as const, params: { verb: 'Hangup' as const, ahead } },
       target: '#interpreter.hungUp',
-      actions: [...before, ...mark, 'startImmediateVerb', 'emitVerbStarted', 'emitVerbFinished'] as const,
+      actions: [...before, ...mark, startImmediate, 'emitVerbStarted', 'emitVerbFinished'] as const,
     },
     {
       guard: { type: 'isImmediate' as const, params: { ahead } },
       target: '#interpreter.executing.deciding',
-      actions: [...before, ...mark, 'startImmediateVerb', 'emitVerbStarted', 'emitVerbFinished'] as const,
+      actions: [...before, ...mark, startImmediate, 'emitVerbStarted', 'emitVerbFinished'] as const,
     },
     ...VERB_STATES.map(([verb, state]) => ({
       guard: { type: 'isVerb' as const, params: { verb, ahead } },
@@ -182,31 +196,36 @@ const startVerbAt = <const B extends readonly unknown[]>(ahead: Ahead, before: B
   ] as const;
 };
 
-/** Goes on to the verb `ahead` places on: the end of the document, the answer it needs, or the verb. */
-const goToVerbAt = <const B extends readonly unknown[]>(ahead: Ahead, before: B) =>
-  [
+/**
+ * Goes on to the verb `ahead` places on: the end of the document, the answer it needs, or the verb.
+ * From a finished verb (ahead 1) the index moves on: by `advance`, or in the verb's start.
+ */
+const goToVerbAt = <const B extends readonly unknown[]>(ahead: Ahead, before: B) => {
+  const moved = ahead === 1 ? ([...before, 'advance'] as const) : before;
+  return [
     {
       guard: { type: 'isEndOfWhisper' as const, params: { ahead } },
       target: '#interpreter.documentEnded',
-      actions: before,
+      actions: moved,
     },
     {
       guard: { type: 'isEndOfProgram' as const, params: { ahead } },
       target: '#interpreter.hungUp',
-      actions: before,
+      actions: moved,
     },
     {
       guard: { type: 'needsAnswer' as const, params: { ahead } },
       target: '#interpreter.executing.answering',
-      actions: before,
+      actions: moved,
     },
     ...startVerbAt(ahead, before),
   ] as const;
+};
 
 /** Builds the interpreter machine over the process's services (once, at the composition root). */
 export function createInterpreterMachine(services: InterpreterServices) {
   // The common outcome, "next", goes straight on to the next verb (what `deciding` and then `next`
-  // would do, two steps fewer). `advance` clears the outcome, so it is not recorded first: one
+  // would do, two steps fewer). Moving on clears the outcome, so it is not recorded first: one
   // context copy fewer per verb.
   const verbDone = [
     {
@@ -217,9 +236,9 @@ export function createInterpreterMachine(services: InterpreterServices) {
       target: '#interpreter.executing.deciding',
       actions: [recordOutcome, 'emitVerbFinished'],
     },
-    ...goToVerbAt(1, [emitFinishedWith, 'advance'] as const),
+    ...goToVerbAt(1, [emitFinishedWith] as const),
   ] as const;
-  const verbFailed = goToVerbAt(1, ['notifyVerbError', 'emitVerbFinished', 'advance'] as const);
+  const verbFailed = goToVerbAt(1, ['notifyVerbError', 'emitVerbFinished'] as const);
   const verbState = <S extends VerbSrc>(src: S) =>
     ({ invoke: { src, input: verbInput, onDone: verbDone, onError: verbFailed } }) as const;
   /** A callback verb (a timer): its outcome comes as `verb.done` rather than as its output. */
@@ -277,13 +296,16 @@ export function createInterpreterMachine(services: InterpreterServices) {
           : {},
       ),
       markAnswered: assign({ answered: true }),
-      startVerb: assign(({ context }) => started(context)),
+      startVerb: assign(({ context }, p: { advance: boolean }) => started(context, p.advance)),
       /** `markAnswered` and `startVerb` in one update (the first media verb, once answered). */
-      startAnsweredVerb: assign(({ context }) => ({ answered: true, ...started(context) })),
+      startAnsweredVerb: assign(({ context }) => ({ answered: true, ...started(context, false) })),
       /** `startVerb` and the outcome of a verb decided by its node (Hangup, Reject), in one update. */
-      startImmediateVerb: assign(({ context }) => {
-        const fields = started(context);
-        const outcome = IMMEDIATE_VERBS.get(currentVerb(context) ?? '')?.(inputOfVerb(context, fields.seq));
+      startImmediateVerb: assign(({ context }, p: { advance: boolean }) => {
+        const fields = started(context, p.advance);
+        const node = context.program[fields.index];
+        const outcome = IMMEDIATE_VERBS.get(node?.verb ?? '')?.(
+          inputOfVerb(context, fields.seq, fields.index),
+        );
         return { ...fields, outcome: outcome ?? null };
       }),
       advance: assign(({ context }) => ({ index: context.index + 1, outcome: null })),
@@ -329,13 +351,6 @@ export function createInterpreterMachine(services: InterpreterServices) {
         const o = context.outcome;
         services.call.reject(context.call.callSid, o?.kind === 'reject' ? o.reason : 'rejected');
       },
-      endWith: assign((_, params: { end: 'hangup' | 'call-ended' }) => ({ end: { end: params.end } })),
-      endRejected: assign(({ context }) => ({
-        end: {
-          end: 'rejected' as const,
-          reason: context.outcome?.kind === 'reject' ? context.outcome.reason : ('rejected' as const),
-        },
-      })),
       notifyRedirectLimit: ({ context }) =>
         services.notify({
           accountSid: context.call.accountSid,
@@ -392,9 +407,9 @@ export function createInterpreterMachine(services: InterpreterServices) {
       chain: 0,
       seq: 0,
       outcome: null,
-      end: null,
     }),
-    output: ({ context }) => context.end ?? { end: 'call-ended' },
+    // The final state's own output (no context update on the way out).
+    output: ({ event }) => (event.output as InterpreterOutput | undefined) ?? CALL_ENDED,
     initial: 'fetching',
     on: {
       'http.redirect': { target: '.fetching', reenter: true, actions: 'requestRestRedirect' },
@@ -480,11 +495,16 @@ export function createInterpreterMachine(services: InterpreterServices) {
       },
       hungUp: {
         type: 'final',
-        entry: ['hangUpCall', { type: 'endWith', params: { end: 'hangup' } }],
+        entry: 'hangUpCall',
+        output: { end: 'hangup' } satisfies InterpreterOutput,
       },
       rejected: {
         type: 'final',
-        entry: ['rejectCall', 'endRejected'],
+        entry: 'rejectCall',
+        output: ({ context }): InterpreterOutput => ({
+          end: 'rejected',
+          reason: context.outcome?.kind === 'reject' ? context.outcome.reason : 'rejected',
+        }),
       },
       savingRecording: {
         invoke: {
@@ -500,14 +520,8 @@ export function createInterpreterMachine(services: InterpreterServices) {
           'http.redirect': {},
         },
       },
-      ended: {
-        type: 'final',
-        entry: { type: 'endWith', params: { end: 'call-ended' } },
-      },
-      documentEnded: {
-        type: 'final',
-        entry: assign({ end: { end: 'document-ended' } }),
-      },
+      ended: { type: 'final', output: CALL_ENDED },
+      documentEnded: { type: 'final', output: { end: 'document-ended' } satisfies InterpreterOutput },
     },
   });
 }

@@ -105,8 +105,6 @@ export interface InterpreterContext {
   readonly seq: number;
   /** The last verb outcome (what to do next). */
   readonly outcome: VerbOutcome | null;
-  /** How the interpretation ended, once it has. */
-  readonly end: InterpreterOutput | null;
 }
 
 /**
