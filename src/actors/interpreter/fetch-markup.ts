@@ -6,7 +6,7 @@
  * Invalid markup from the primary URL (12100 parse failure, 11750 too large, 12300 Content-Type) is
  * treated like a failed request, as Twilio does: Notification, then the fallback URL if there is one.
  */
-import { fromPromise } from 'xstate';
+import { fromCallback } from 'xstate';
 import type { WebhookSuccess } from '../../webhooks/index.js';
 import {
   type CallInfo,
@@ -122,39 +122,63 @@ function parseResponse(
   return { ok: true, program: parsed.program };
 }
 
-/** Actor logic of the `fetching` state. */
+/**
+ * What the fetch actor sends its interpreter: the document (or a failure already reported as
+ * Notifications), or the error that escaped it.
+ */
+export type MarkupFetchEvent =
+  | { readonly type: 'markup.fetched'; readonly output: FetchMarkupOutput }
+  | { readonly type: 'markup.fetchFailed'; readonly error: unknown };
+
+/**
+ * Actor logic of the `fetching` state: a callback that runs the fetch and sends its outcome. The
+ * request is not cancelled when the actor stops (the WebhookClient takes no signal), so an
+ * AbortController would buy nothing; a stopped actor's late outcome is dropped by XState, and a
+ * restored interpreter starts the fetch again.
+ */
 export function fetchMarkupLogic(services: InterpreterServices) {
-  return fromPromise<FetchMarkupOutput, FetchMarkupInput>(async ({ input }) => {
-    const { request, call } = input;
-    const req: MarkupRequest = {
-      url: request.url,
-      method: request.method,
-      params: requestParams(call, callStatusParam(input.answered), request.params),
-      fallback: request.fallback,
-      accountSid: call.accountSid,
-      callSid: call.callSid,
-    };
-    const res = await services.fetch(req);
-    // Network and HTTP failures: the WebhookClient already tried the fallback and wrote Notifications.
-    if (!res.ok) return { ok: false };
-    const fallback = res.usedFallback ? null : request.fallback;
-    const first = parseResponse(services, req, res, fallback !== null);
-    if (first.ok) {
-      return {
-        ok: true,
-        program: first.program,
-        documentUrl: res.usedFallback ? request.fallback!.url : req.url,
-      };
-    }
-    if (fallback === null) return { ok: false };
-    const second = await services.fetch({
-      ...req,
-      url: fallback.url,
-      method: fallback.method,
-      fallback: null,
-    });
-    if (!second.ok) return { ok: false };
-    const parsed = parseResponse(services, req, second, false);
-    return parsed.ok ? { ok: true, program: parsed.program, documentUrl: fallback.url } : { ok: false };
+  return fromCallback<MarkupFetchEvent, FetchMarkupInput>(({ input, sendBack }) => {
+    fetchMarkup(services, input).then(
+      (output) => sendBack({ type: 'markup.fetched', output }),
+      (error: unknown) => sendBack({ type: 'markup.fetchFailed', error }),
+    );
   });
+}
+
+/** Fetches, checks and parses a document, falling back as Twilio does. */
+async function fetchMarkup(
+  services: InterpreterServices,
+  input: FetchMarkupInput,
+): Promise<FetchMarkupOutput> {
+  const { request, call } = input;
+  const req: MarkupRequest = {
+    url: request.url,
+    method: request.method,
+    params: requestParams(call, callStatusParam(input.answered), request.params),
+    fallback: request.fallback,
+    accountSid: call.accountSid,
+    callSid: call.callSid,
+  };
+  const res = await services.fetch(req);
+  // Network and HTTP failures: the WebhookClient already tried the fallback and wrote Notifications.
+  if (!res.ok) return { ok: false };
+  const fallback = res.usedFallback ? null : request.fallback;
+  const first = parseResponse(services, req, res, fallback !== null);
+  if (first.ok) {
+    return {
+      ok: true,
+      program: first.program,
+      documentUrl: res.usedFallback ? request.fallback!.url : req.url,
+    };
+  }
+  if (fallback === null) return { ok: false };
+  const second = await services.fetch({
+    ...req,
+    url: fallback.url,
+    method: fallback.method,
+    fallback: null,
+  });
+  if (!second.ok) return { ok: false };
+  const parsed = parseResponse(services, req, second, false);
+  return parsed.ok ? { ok: true, program: parsed.program, documentUrl: fallback.url } : { ok: false };
 }

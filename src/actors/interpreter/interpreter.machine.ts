@@ -428,12 +428,15 @@ export function createInterpreterMachine(services: InterpreterServices) {
             call: context.call,
             answered: context.answered,
           }),
-          onDone: [
+          onError: { target: 'hungUp', actions: 'notifyVerbError' },
+        },
+        on: {
+          'markup.fetched': [
             { guard: { type: 'fetchFailed', params: ({ event }) => event.output }, target: 'hungUp' },
             // Straight on to the document's first verb (not through `executing.next`: one step fewer).
             ...goToVerbAt('fetched', [loadFetched] as const),
           ],
-          onError: { target: 'hungUp', actions: 'notifyVerbError' },
+          'markup.fetchFailed': { target: 'hungUp', actions: 'notifyVerbError' },
         },
       },
       executing: {

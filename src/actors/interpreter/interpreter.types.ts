@@ -4,6 +4,7 @@
  */
 import type { CallDirection } from '../../store/call-store.js';
 import type { HttpMethod } from '../../webhooks/index.js';
+import type { MarkupFetchEvent } from './fetch-markup.js';
 import type { VerbNode } from './markup/index.js';
 
 /** Consecutive documents fetched without a media verb before the call is ended (R4). */
@@ -111,7 +112,7 @@ export interface InterpreterContext {
  * Events, named by source (STYLE): the REST layer redirects a live call (`POST /Calls/{sid}` with
  * Url); the runtime reports that the call leg ended (BYE, CANCEL, REST hangup, any terminal status);
  * the leg reports how the answer the interpreter asked for went (`AnswerOutcome`); a callback verb
- * actor reports its outcome (`verb.done`).
+ * actor reports its outcome (`verb.done`), and the fetch actor its document (`markup.fetched`).
  */
 export type InterpreterEvent =
   | {
@@ -123,7 +124,8 @@ export type InterpreterEvent =
     }
   | { readonly type: 'call.ended' }
   | AnswerOutcome
-  | VerbDone;
+  | VerbDone
+  | MarkupFetchEvent;
 
 /**
  * A verb actor that is not a promise (a timer: `<Pause>`) tells its interpreter it is done with this

@@ -47,6 +47,19 @@ describe('Redirect', () => {
 });
 
 describe('fetch failures and the fallback URL', () => {
+  it('a fetch that throws: Notification 12400 and hangup, without answering', async () => {
+    await h.close();
+    h = await createHarness({
+      fetch: async () => {
+        throw new Error('fetcher broke');
+      },
+    });
+    expect(await h.run()).toEqual({ end: 'hangup' });
+    expect(h.notifications).toMatchObject([{ errorCode: 12400, callSid: CALL }]);
+    expect(h.notifications[0]?.messageText).toContain('fetcher broke');
+    expect(h.intents).toEqual([{ type: 'hangup' }]);
+  });
+
   it('primary down → FallbackUrl (FallbackMethod) is used; the failure is a Notification', async () => {
     const dead = `http://127.0.0.1:${await closedPort()}/voice`;
     h.server.script('/fallback', { body: xml('<Say>from fallback</Say>') });
@@ -177,6 +190,17 @@ describe('REST redirect and hangup while a verb runs', () => {
     const actor = h.start();
     await inState(actor, 'fetching');
     actor.send({ type: 'http.redirect', url: h.url('/new') });
+    await inState(actor, 'hungUp');
+    expect(spoken()).toEqual(['new']);
+  });
+
+  it('the replaced fetch answering first is ignored: only the new document runs', async () => {
+    h.server.script('/voice', { delayMs: 50, body: xml('<Say>old</Say>') });
+    h.server.script('/new', { delayMs: 300, body: xml('<Say>new</Say>') });
+    const actor = h.start();
+    await inState(actor, 'fetching');
+    actor.send({ type: 'http.redirect', url: h.url('/new') });
+    await vi.waitFor(() => expect(h.server.requestsTo('/voice')).toHaveLength(1));
     await inState(actor, 'hungUp');
     expect(spoken()).toEqual(['new']);
   });
