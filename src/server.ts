@@ -135,6 +135,8 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
       relay: (message) => {
         streamRelay.publish(message).catch((err) => logger.debug({ err }, 'stream delta not relayed'));
       },
+      // Call deltas cost nothing while no node has a subscriber.
+      onDemand: {},
     });
     await streamRelay.subscribe((message) => liveStream.applyRemote(message));
     let conferences: ConferenceRooms | null = null;

@@ -56,7 +56,15 @@ const USER_RE = component(USER_CHARS);
 const PASSWORD_RE = component(PASSWORD_CHARS);
 const PARAM_RE = component(PARAM_CHARS);
 const HEADER_RE = component(HEADER_CHARS);
-const single = (chars: string): RegExp => new RegExp(`^[${chars}]$`);
+/** A set's test for one character, and for a whole text that needs no escape at all. */
+interface Allowed {
+  readonly char: RegExp;
+  readonly all: RegExp;
+}
+const single = (chars: string): Allowed => ({
+  char: new RegExp(`^[${chars}]$`),
+  all: new RegExp(`^[${chars}]*$`),
+});
 const USER_CHAR = single(USER_CHARS);
 const PASSWORD_CHAR = single(PASSWORD_CHARS);
 const PARAM_CHAR = single(PARAM_CHARS);
@@ -77,7 +85,9 @@ const record = <T>(): Record<string, T> => Object.create(null) as Record<string,
 
 function isIPv4(s: string): boolean {
   const m = IPV4_RE.exec(s);
-  return m?.slice(1).every((octet) => Number(octet) <= 255) ?? false;
+  if (!m) return false;
+  for (let i = 1; i <= 4; i++) if (Number(m[i]) > 255) return false;
+  return true;
 }
 
 /** IPv6 text form of RFC 4291 §2.2 (with `::` and an optional trailing IPv4); no zone ids. */
@@ -116,6 +126,8 @@ function checkPort(port: number): void {
 
 function decode(raw: string, re: RegExp, what: string): string {
   if (!re.test(raw)) throw new SipUriError(`invalid character in ${what}`);
+  // Most components carry no escape: nothing to decode.
+  if (!raw.includes('%')) return raw;
   try {
     return decodeURIComponent(raw);
   } catch {
@@ -123,10 +135,12 @@ function decode(raw: string, re: RegExp, what: string): string {
   }
 }
 
-function encode(value: string, allowed: RegExp): string {
+function encode(value: string, allowed: Allowed): string {
+  // Most values need no escape: every character allowed as it is.
+  if (allowed.all.test(value)) return value;
   let out = '';
   for (const ch of value) {
-    if (allowed.test(ch)) out += ch;
+    if (allowed.char.test(ch)) out += ch;
     else {
       try {
         out += encodeURIComponent(ch); // leaves the RFC 3261 `unreserved` set alone, like `allowed`

@@ -14,50 +14,27 @@
  * The last `capacity` deltas are kept so a client that reconnects with the last `seq` it saw gets
  * exactly what it missed, or a fresh snapshot when part of it is gone — never a silent gap. Memory
  * is bounded by the live calls and bindings, the ring and one window of deltas.
+ *
+ * With `onDemand`, call deltas are numbered, kept, sent and relayed only while some node of the
+ * cluster has a subscriber (stream-demand.ts): an unwatched node only keeps its live calls current.
+ * Where it stops, the sequence gets a hole (a client resuming across it gets a snapshot); a node that
+ * starts watching gets every other node's live calls from them (`sync`) as deltas.
  */
 import type { RegistrationChange } from '../../store/registration-store.js';
 import type { CallEmitted } from '../call/call.types.js';
-import {
-  type RegistrationEvent,
-  type RegistrationRefresh,
-  RegistrationView,
-  type StreamRegistration,
-} from './registration-view.js';
-import { type CallStreamEvent, projectionOf, type StreamCall, sameCall } from './stream-call.js';
+import { type RegistrationRefresh, RegistrationView, type StreamRegistration } from './registration-view.js';
+import { projectionOf, type StreamCall, sameCall } from './stream-call.js';
+import { type DemandMessage, type DemandOptions, StreamDemand } from './stream-demand.js';
+import type { AccountFilter, FrameSink, StreamDelta, Subscription } from './stream-types.js';
 
 export type { CallStreamEvent, StreamCall } from './stream-call.js';
-
-/** Frame types, as they appear in `type` on the wire. */
-export const StreamEventType = {
-  Snapshot: 'snapshot',
-  CallCreated: 'call.created',
-  CallUpdated: 'call.updated',
-  CallEnded: 'call.ended',
-  RegistrationChanged: 'registration.changed',
-  Metrics: 'metrics',
-} as const;
-
-type Unsequenced<T> = T extends unknown ? Omit<T, 'seq'> : never;
-
-/** Every delta, before it is numbered. */
-export type StreamDelta = Unsequenced<CallStreamEvent> | RegistrationEvent;
-
-/**
- * What a subscriber is sent: JSON text frames, each one frame object or, for several deltas of
- * one flush window, a JSON array of them in seq order.
- */
-export type FrameSink = (frame: string) => void;
-
-/** Which calls a subscriber sees (undefined: every call of the node). */
-export type AccountFilter = ReadonlySet<string> | undefined;
-
-export interface Subscription {
-  /** The frames to send first, in order: a snapshot, or the missed deltas. */
-  readonly initial: readonly string[];
-  /** True when `initial` is the replay of the missed deltas rather than a snapshot. */
-  readonly resumed: boolean;
-  unsubscribe(): void;
-}
+export {
+  type AccountFilter,
+  type FrameSink,
+  type StreamDelta,
+  StreamEventType,
+  type Subscription,
+} from './stream-types.js';
 
 interface Buffered {
   readonly seq: number;
@@ -87,6 +64,11 @@ export interface LiveStreamOptions {
   /** The figures sent in snapshots and `metrics` frames, for the subscriber's scope. */
   readonly metrics: (accounts: AccountFilter) => object;
   readonly now?: () => number;
+  /**
+   * Call deltas only while a node of the cluster has a subscriber (needs `relay`, which carries
+   * the nodes' demand too); without it, every delta is numbered, kept and relayed.
+   */
+  readonly onDemand?: DemandOptions;
 }
 
 const DEFAULT_CAPACITY = 10_000;
@@ -111,6 +93,9 @@ export class LiveStream {
   private flushTimer: NodeJS.Timeout | null = null;
   /** How this node's relay messages begin. */
   private readonly ownPrefix: string;
+  private readonly demand: StreamDemand | null;
+  /** `publishing` as of the last change of the demand. */
+  private wasPublishing: boolean;
 
   constructor(private readonly options: LiveStreamOptions) {
     this.ring = new Array(options.capacity ?? DEFAULT_CAPACITY);
@@ -118,6 +103,17 @@ export class LiveStream {
     this.ownPrefix = `{"node":${JSON.stringify(options.node)},`;
     // Every node times the bindings it knows of: an expiry is shown by each, never relayed.
     this.registrations = new RegistrationView((e) => this.publish(e), this.now);
+    const relay = options.relay;
+    this.demand =
+      options.onDemand && relay
+        ? new StreamDemand(options.node, relay, () => this.demandChanged(), options.onDemand, this.now)
+        : null;
+    this.wasPublishing = this.publishing;
+  }
+
+  /** Whether call deltas are numbered, kept and relayed now. */
+  get publishing(): boolean {
+    return this.demand === null || this.demand.watched;
   }
 
   /** The last sequence number given out (0 before the first event). */
@@ -136,6 +132,7 @@ export class LiveStream {
     const previous = this.live.get(sid);
     if (e.type === 'call.ended') {
       this.forget(sid);
+      if (!this.publishing) return;
       const call = projectionOf(this.options.node, e, previous);
       const { status, cause, sipStatus, duration } = e;
       this.local({ type: 'call.ended', at: e.at, call, status, cause, sipStatus, duration });
@@ -144,6 +141,11 @@ export class LiveStream {
     if (e.call.endedAt !== null) return;
     const call = projectionOf(this.options.node, e, previous);
     if (previous && sameCall(previous, call)) return;
+    if (!this.publishing) {
+      // Kept current for the snapshot of a subscriber to come; nobody is shown the change.
+      this.live.set(sid, call);
+      return;
+    }
     // A call restored from another node's snapshot is new to this node's subscribers too.
     this.local({ type: previous ? 'call.updated' : 'call.created', at: e.at, call });
   };
@@ -165,18 +167,63 @@ export class LiveStream {
   applyRemote(message: string): void {
     // Pub/sub hands a node its own messages too: known by their first bytes, not parsed.
     if (message.startsWith(this.ownPrefix)) return;
-    let parsed: { node?: unknown; deltas?: unknown; refreshes?: unknown };
+    let parsed: { node?: unknown; deltas?: unknown; refreshes?: unknown; sync?: unknown };
     try {
       parsed = JSON.parse(message);
     } catch {
       return;
     }
     if (typeof parsed !== 'object' || parsed === null || parsed.node === this.options.node) return;
+    if (this.demand && typeof parsed.node === 'string') this.remoteDemand(parsed as DemandMessage);
+    if (Array.isArray(parsed.sync)) for (const c of parsed.sync) this.remoteSync(parsed.node, c);
     if (Array.isArray(parsed.deltas)) for (const d of parsed.deltas) this.remoteDelta(d);
     if (Array.isArray(parsed.refreshes))
       for (const r of parsed.refreshes as RegistrationRefresh[])
         if (typeof r?.aor === 'string' && typeof r.contact === 'string' && typeof r.expiresAt === 'number')
           this.registrations.refresh(r);
+  }
+
+  /** Another node's announcement: one that starts watching is sent this node's live calls. */
+  private remoteDemand(m: DemandMessage): void {
+    const change = this.demand?.remote(m);
+    if (change === 'joined') {
+      // After the deltas already numbered, so the other node applies them first.
+      this.flush();
+      const own = [...this.live.values()].filter((c) => c.node === this.options.node);
+      this.options.relay?.(`${this.ownPrefix}"sync":${JSON.stringify(own)}}`);
+    }
+    if (change !== 'none') this.demandChanged();
+  }
+
+  /** One of another node's live calls, as it stands: a delta if it is new or changed here. */
+  private remoteSync(node: unknown, raw: unknown): void {
+    if (this.demand && !this.demand.interested) return;
+    const call = raw as StreamCall | null;
+    if (typeof call?.sid !== 'string' || call.node !== node || this.ended.has(call.sid)) return;
+    const previous = this.live.get(call.sid);
+    if (previous && sameCall(previous, call)) return;
+    this.live.set(call.sid, call);
+    this.publish({ type: previous ? 'call.updated' : 'call.created', at: this.now(), call });
+  }
+
+  /**
+   * Follows a change of the demand: a node that stops publishing leaves a hole in its sequence
+   * (nothing is numbered meanwhile, so a client resuming across it must get a snapshot), and one
+   * with no subscriber of its own forgets the other nodes' calls, which are no longer kept current
+   * for it (they come again, by `sync`, when it has one).
+   */
+  private demandChanged(): void {
+    const demand = this.demand;
+    if (!demand) return;
+    const now = this.publishing;
+    if (this.wasPublishing && !now) {
+      this.flush();
+      this.seq++;
+      this.ring[this.seq % this.ring.length] = undefined;
+    }
+    this.wasPublishing = now;
+    if (!demand.interested)
+      for (const [sid, c] of this.live) if (c.node !== this.options.node) this.live.delete(sid);
   }
 
   private remoteDelta(raw: unknown): void {
@@ -191,6 +238,8 @@ export class LiveStream {
       return;
     }
     if (typeof delta.call?.sid !== 'string') return;
+    // An uninterested node drops other nodes' calls (see demandChanged).
+    if (this.demand && !this.demand.interested) return;
     const sid = delta.call.sid;
     if (this.ended.has(sid)) return;
     if (delta.type === 'call.ended') {
@@ -213,11 +262,15 @@ export class LiveStream {
     const initial = replay ?? [this.snapshot(accounts)];
     const subscriber: Subscriber = { accounts, sink, from: this.seq };
     this.subscribers.add(subscriber);
+    this.demand?.subscribers(this.subscribers.size);
+    this.demandChanged();
     return {
       initial,
       resumed: replay !== null,
       unsubscribe: () => {
         this.subscribers.delete(subscriber);
+        this.demand?.subscribers(this.subscribers.size);
+        this.demandChanged();
       },
     };
   }
@@ -277,6 +330,7 @@ export class LiveStream {
   close(): void {
     this.flush();
     this.registrations.close();
+    this.demand?.close();
   }
 
   private figures(accounts: AccountFilter): object {
