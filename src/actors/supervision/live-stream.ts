@@ -206,6 +206,12 @@ export class LiveStream {
     this.publish({ type: previous ? 'call.updated' : 'call.created', at: this.now(), call });
   }
 
+  /** This node's subscribers changed: the demand hears their count and its effect follows. */
+  private subscribersChanged(): void {
+    this.demand?.subscribers(this.subscribers.size);
+    this.demandChanged();
+  }
+
   /**
    * Follows a change of the demand: a node that stops publishing leaves a hole in its sequence
    * (nothing is numbered meanwhile, so a client resuming across it must get a snapshot), and one
@@ -262,15 +268,13 @@ export class LiveStream {
     const initial = replay ?? [this.snapshot(accounts)];
     const subscriber: Subscriber = { accounts, sink, from: this.seq };
     this.subscribers.add(subscriber);
-    this.demand?.subscribers(this.subscribers.size);
-    this.demandChanged();
+    this.subscribersChanged();
     return {
       initial,
       resumed: replay !== null,
       unsubscribe: () => {
         this.subscribers.delete(subscriber);
-        this.demand?.subscribers(this.subscribers.size);
-        this.demandChanged();
+        this.subscribersChanged();
       },
     };
   }
