@@ -79,7 +79,7 @@ export function composeCalls(d: CallsDeps): {
   const bus = new CallEventBus(logger);
   const apps = new CallApps({
     // The app knows the call as it was when the app started: its verb events carry the call as it is now.
-    publish: (e) => bus.publish({ ...e, call: runtime?.contextOf(e.call.sid) ?? e.call }),
+    publish: (e) => bus.publish({ ...e, call: runtime?.contextOf(e.call.origin.sid) ?? e.call }),
     startInterpreter: d.startInterpreter,
     bridgeClient: (sid, login, signal) => legs?.bridgeClient(sid, login, signal) ?? Promise.resolve(),
     logger,
@@ -136,7 +136,7 @@ export function composeCalls(d: CallsDeps): {
     claim: live.claim,
     restore: (persisted) => {
       const restored = live.restore(persisted);
-      const sid = (persisted as { context?: { sid?: string } }).context?.sid;
+      const sid = (persisted as { context?: { origin?: { sid?: string } } }).context?.origin?.sid;
       if (restored && sid) snapshots.adopt(sid);
       return restored;
     },

@@ -231,8 +231,8 @@ export async function composeVoice(
         ...(deps.callObservers ?? []),
         (e) => {
           if (e.type !== 'call.muted') return;
-          conferences.callMuted(e.call.sid, e.muted);
-          remote?.callMuted(e.call.sid, e.muted);
+          conferences.callMuted(e.call.origin.sid, e.muted);
+          remote?.callMuted(e.call.origin.sid, e.muted);
         },
       ],
       sip: sipService.legs,

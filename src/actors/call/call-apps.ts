@@ -36,33 +36,33 @@ export class CallApps implements AppRunner {
   constructor(private readonly deps: CallAppsDeps) {}
 
   start(call: CallContext, app: CallApp, send: (event: CallEvent) => void): void {
-    const previous = this.running.get(call.sid);
+    const previous = this.running.get(call.origin.sid);
     if (previous) {
-      this.running.delete(call.sid);
+      this.running.delete(call.origin.sid);
       previous.interpreter?.stop();
       previous.abort?.abort();
     }
     // A failed app hangs the call up; one that finished leaves it to the call (a whisper's bridge).
     const done = (entry: Running, failed = false) => {
-      if (this.running.get(call.sid) !== entry) return;
-      this.running.delete(call.sid);
+      if (this.running.get(call.origin.sid) !== entry) return;
+      this.running.delete(call.origin.sid);
       if (!entry.ended) send({ type: failed ? 'app.hangup' : 'app.done', at: Date.now() });
     };
     if (app.kind === 'client') {
       const entry: Running = { interpreter: null, abort: new AbortController(), ended: false };
-      this.running.set(call.sid, entry);
+      this.running.set(call.origin.sid, entry);
       void this.deps
-        .bridgeClient(call.sid, app.login, entry.abort!.signal)
-        .catch((err) => this.deps.logger.debug({ err, callSid: call.sid }, 'client bridge ended'))
+        .bridgeClient(call.origin.sid, app.login, entry.abort!.signal)
+        .catch((err) => this.deps.logger.debug({ err, callSid: call.origin.sid }, 'client bridge ended'))
         .finally(() => done(entry));
       return;
     }
     const entry: Running = { interpreter: null, abort: null, ended: false };
-    this.running.set(call.sid, entry);
+    this.running.set(call.origin.sid, entry);
     // Started after the call actor's transition, not inside its action: an actor is created outside
     // another actor's action (XState's rule), and the call's state is settled when the markup starts.
     queueMicrotask(() => {
-      if (this.running.get(call.sid) !== entry || entry.ended) return;
+      if (this.running.get(call.origin.sid) !== entry || entry.ended) return;
       const interpreter = this.startInterpreter(call, entry.redirect ? { ...app, ...entry.redirect } : app);
       entry.interpreter = interpreter;
       interpreter.on('verb.started', (e: { verb: string; seq: number }) =>
@@ -81,7 +81,7 @@ export class CallApps implements AppRunner {
       interpreter.subscribe({
         complete: () => done(entry),
         error: (err) => {
-          this.deps.logger.error({ err, callSid: call.sid }, 'interpreter failed');
+          this.deps.logger.error({ err, callSid: call.origin.sid }, 'interpreter failed');
           done(entry, true);
         },
       });
@@ -91,16 +91,16 @@ export class CallApps implements AppRunner {
   private startInterpreter(call: CallContext, app: Extract<CallApp, { kind: 'markup' }>): AnyActorRef {
     return this.deps.startInterpreter({
       call: {
-        callSid: call.sid,
-        accountSid: call.accountSid,
-        from: call.from,
-        to: call.to,
-        direction: call.direction,
-        endpointId: call.sid,
-        apiVersion: call.apiVersion,
-        parentCallSid: call.parentCallSid,
-        forwardedFrom: call.forwardedFrom,
-        callerName: call.callerName,
+        callSid: call.origin.sid,
+        accountSid: call.origin.accountSid,
+        from: call.origin.from,
+        to: call.origin.to,
+        direction: call.origin.direction,
+        endpointId: call.origin.sid,
+        apiVersion: call.origin.apiVersion,
+        parentCallSid: call.origin.parentCallSid,
+        forwardedFrom: call.origin.forwardedFrom,
+        callerName: call.origin.callerName,
         ...(call.transfer ? { extraParams: transferParams(call.transfer) } : {}),
       },
       url: app.url,

@@ -6,17 +6,17 @@ export function callMetrics(meter: CallMeter): CallObserver {
   /** Calls started on this node: only they count in the live gauge. */
   const live = new Set<string>();
   return (e) => {
-    const direction = e.call.direction;
+    const direction = e.call.origin.direction;
     switch (e.type) {
       case 'call.created':
-        live.add(e.call.sid);
+        live.add(e.call.origin.sid);
         meter.callStarted(direction);
         return;
       case 'call.answered':
-        meter.callAnswered(direction, Math.max(0, (e.at - e.call.createdAt) / 1000));
+        meter.callAnswered(direction, Math.max(0, (e.at - e.call.origin.createdAt) / 1000));
         return;
       case 'call.ended':
-        meter.callEnded(direction, e.status, e.duration, live.delete(e.call.sid));
+        meter.callEnded(direction, e.status, e.duration, live.delete(e.call.origin.sid));
         return;
       case 'verb.finished':
         meter.verbFinished(e.verb, e.outcome);

@@ -13,7 +13,7 @@ import { SipNotificationCode } from '../../sip/port.js';
 import { type CallStatus, type CallStore, CallStatus as S } from '../../store/call-store.js';
 import type { HttpMethod } from '../../webhooks/index.js';
 import { type Observer, OrderedEventBus } from '../ordered-event-bus.js';
-import type { CallContext, CallEmitted } from './call.types.js';
+import type { CallContext, CallEmitted, CallOrigin } from './call.types.js';
 import { numberStatusParams, ProgressEvent, progressEventOf, progressParams } from './status-callbacks.js';
 
 export type CallObserver = Observer<CallEmitted>;
@@ -21,19 +21,19 @@ export type CallObserver = Observer<CallEmitted>;
 /** The calls' event bus: a call's events in order, calls independent of each other. */
 export class CallEventBus extends OrderedEventBus<CallEmitted> {
   constructor(logger: Logger) {
-    super(logger, (e) => e.call.sid, { key: 'callSid', kind: 'call' });
+    super(logger, (e) => e.call.origin.sid, { key: 'callSid', kind: 'call' });
   }
 }
 
 /** The call detail record in the system of record. */
 export function cdrWriter(calls: Pick<CallStore, 'patch'>, logger: Logger): CallObserver {
   return (e) => {
-    const sid = e.call.sid;
+    const sid = e.call.origin.sid;
     const warn = (err: unknown) => logger.warn({ err, callSid: sid }, 'call record not updated');
     switch (e.type) {
       case 'call.ringing':
         // An inbound record is written ringing.
-        return e.call.direction === 'inbound'
+        return e.call.origin.direction === 'inbound'
           ? undefined
           : calls.patch(sid, { status: S.Ringing }).catch(warn);
       case 'call.answered':
@@ -57,7 +57,7 @@ export function cdrWriter(calls: Pick<CallStore, 'patch'>, logger: Logger): Call
 
 /** Sends a signed callback about a call (with its account's AuthToken). */
 export type SendCallback = (
-  call: Pick<CallContext, 'sid' | 'accountSid'>,
+  call: Pick<CallOrigin, 'sid' | 'accountSid'>,
   url: string,
   method: HttpMethod,
   params: Record<string, string>,
@@ -75,13 +75,18 @@ export function statusCallbacks(send: SendCallback, instanceId: string): CallObs
     at: number,
     duration?: number,
   ) => {
-    const p = call.progress;
+    const p = call.origin.progress;
     if (!p?.events.includes(event)) return;
-    await send(call, p.url, p.method, progressParams(record(call), status, call.progressSent, at, duration));
+    await send(
+      call.origin,
+      p.url,
+      p.method,
+      progressParams(record(call), status, call.progressSent, at, duration),
+    );
   };
   const number = async (call: CallContext, status: 'ringing' | 'in-progress' | 'completed') => {
-    const n = call.numberCallback;
-    if (n) await send(call, n.url, n.method, numberStatusParams(record(call), status, instanceId));
+    const n = call.origin.numberCallback;
+    if (n) await send(call.origin, n.url, n.method, numberStatusParams(record(call), status, instanceId));
   };
   const handle = async (e: CallEmitted): Promise<void> => {
     const call = e.call;
@@ -89,27 +94,27 @@ export function statusCallbacks(send: SendCallback, instanceId: string): CallObs
       case 'call.initiated':
         return progress(call, ProgressEvent.Initiated, 'initiated', e.at);
       case 'call.ringing':
-        if (call.direction === 'inbound') return number(call, 'ringing');
+        if (call.origin.direction === 'inbound') return number(call, 'ringing');
         return progress(call, ProgressEvent.Ringing, S.Ringing, e.at);
       case 'call.answered':
         await number(call, 'in-progress');
         return progress(call, ProgressEvent.Answered, S.InProgress, e.at);
       case 'call.ended': {
         const ended = { ...record(call), sipResponseCode: e.sipStatus };
-        const asked = call.progress?.events.includes(progressEventOf(e.status)) ?? false;
+        const asked = call.origin.progress?.events.includes(progressEventOf(e.status)) ?? false;
         const end = call.endCallback;
         await Promise.all([
           asked
             ? send(
-                call,
-                call.progress!.url,
-                call.progress!.method,
+                call.origin,
+                call.origin.progress!.url,
+                call.origin.progress!.method,
                 progressParams(ended, e.status, call.progressSent, e.at, e.duration),
               )
             : undefined,
           end
             ? send(
-                call,
+                call.origin,
                 end.url,
                 end.method,
                 progressParams(ended, e.status, call.progressSent + (asked ? 1 : 0), e.at, e.duration),
@@ -125,7 +130,7 @@ export function statusCallbacks(send: SendCallback, instanceId: string): CallObs
   };
   // Calls without any callback (most inbound ones without a number StatusCallback) cost nothing here.
   return (e) =>
-    e.call.progress !== null || e.call.numberCallback !== null || e.call.endCallback !== null
+    e.call.origin.progress !== null || e.call.origin.numberCallback !== null || e.call.endCallback !== null
       ? handle(e)
       : undefined;
 }
@@ -133,15 +138,15 @@ export function statusCallbacks(send: SendCallback, instanceId: string): CallObs
 /** The fields of a call the callback parameters name. */
 function record(call: CallContext) {
   return {
-    sid: call.sid,
-    accountSid: call.accountSid,
-    from: call.from,
-    to: call.to,
-    direction: call.direction,
-    apiVersion: call.apiVersion,
-    forwardedFrom: call.forwardedFrom,
-    callerName: call.callerName,
-    sipResponseCode: call.sipOutcome?.status ?? null,
+    sid: call.origin.sid,
+    accountSid: call.origin.accountSid,
+    from: call.origin.from,
+    to: call.origin.to,
+    direction: call.origin.direction,
+    apiVersion: call.origin.apiVersion,
+    forwardedFrom: call.origin.forwardedFrom,
+    callerName: call.origin.callerName,
+    sipResponseCode: call.sip.outcome?.status ?? null,
     transfer: call.transfer ?? null,
     dialed: call.dialed ?? null,
   };
@@ -165,15 +170,15 @@ export const CallFailureCode = {
 export function failureNotifier(notify: (input: NotifyInput) => unknown): CallObserver {
   return (e) => {
     if (e.type !== 'call.ended' || e.cause === 'node-lost') return;
-    const failure = e.call.sipOutcome;
+    const failure = e.call.sip.outcome;
     if ((e.status !== S.Failed && !failure?.local) || failure?.notified) return;
     const why = failure?.reason ?? (failure ? `SIP ${failure.status}` : 'no SIP response');
     notify({
-      accountSid: e.call.accountSid,
-      callSid: e.call.sid,
+      accountSid: e.call.origin.accountSid,
+      callSid: e.call.origin.sid,
       errorCode: failure?.status === 403 ? CallFailureCode.TargetRefused : CallFailureCode.NotDelivered,
       log: 0,
-      messageText: `Call to ${e.call.to} failed: ${why}`,
+      messageText: `Call to ${e.call.origin.to} failed: ${why}`,
     });
   };
 }

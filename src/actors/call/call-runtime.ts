@@ -73,14 +73,14 @@ export class CallRuntime {
     this.unsubscribe.push(
       deps.bus.subscribe((e) => {
         if (e.type !== 'call.ended') return;
-        const waiter = this.endWaiters.get(e.call.sid);
-        this.endWaiters.delete(e.call.sid);
+        const waiter = this.endWaiters.get(e.call.origin.sid);
+        this.endWaiters.delete(e.call.origin.sid);
         waiter?.({
           status: e.status,
           durationSeconds: e.duration,
           sipStatus: e.sipStatus,
-          sipCallId: e.call.finalResponse?.callId ?? null,
-          sipHeaders: e.call.finalResponse?.headers ?? {},
+          sipCallId: e.call.sip.finalResponse?.callId ?? null,
+          sipHeaders: e.call.sip.finalResponse?.headers ?? {},
         });
       }),
     );
@@ -137,7 +137,7 @@ export class CallRuntime {
     return {
       status: statusOf(s),
       startTime: c.answeredAt === null ? null : new Date(c.answeredAt),
-      sipResponseCode: c.sipOutcome?.status ?? null,
+      sipResponseCode: c.sip.outcome?.status ?? null,
       ...(ended
         ? {
             endTime: new Date(c.endedAt as number),
@@ -197,10 +197,10 @@ export class CallRuntime {
     if (!c) return null;
     const flags = this.deps.conferenceFlagsOf?.(sid) ?? null;
     return {
-      room: c.room ?? flags?.room ?? null,
+      room: c.media.room ?? flags?.room ?? null,
       conferenceSid: flags?.conferenceSid ?? null,
       hold: flags?.hold ?? false,
-      muted: c.muted,
+      muted: c.media.muted,
       // Twilio's defaults outside a conference.
       startConferenceOnEnter: flags?.startsConference ?? true,
       endConferenceOnEnter: flags?.endsConference ?? false,
@@ -227,8 +227,8 @@ export class CallRuntime {
     if (!self || !this.canRedirect(sid)) return false;
     const peer = self.peer ? this.contextOf(self.peer) : null;
     if (peer) {
-      this.send(peer.parentCallSid === sid ? peer.sid : sid, { type: 'app.detach' });
-      this.send(peer.sid, { type: 'http.move', to, unbridge: false });
+      this.send(peer.origin.parentCallSid === sid ? peer.origin.sid : sid, { type: 'app.detach' });
+      this.send(peer.origin.sid, { type: 'http.move', to, unbridge: false });
     }
     return this.send(sid, { type: 'http.move', to, unbridge: true });
   }
@@ -265,10 +265,10 @@ export class CallRuntime {
    */
   restore(persisted: unknown): boolean {
     const snapshot = persisted as CallSnapshot;
-    const sid = snapshot?.context?.sid;
+    const sid = snapshot?.context?.origin?.sid;
     if (!sid || snapshot.status !== 'active' || this.actors.get(sid)) return false;
     // The input is ignored: the actor starts from the snapshot.
-    this.start(createActor(this.deps.machine, { snapshot, input: snapshot.context }), sid);
+    this.start(createActor(this.deps.machine, { snapshot, input: snapshot.context.origin }), sid);
     this.send(sid, { type: 'call.restored', at: Date.now() });
     return true;
   }

@@ -20,11 +20,11 @@ export const SNAPSHOT_TTL_SECONDS = 6 * 3600;
 function worthWriting(e: CallEmitted): boolean {
   switch (e.type) {
     case 'call.created':
-      return e.call.direction === 'outbound-api';
+      return e.call.origin.direction === 'outbound-api';
     case 'call.answered':
-      return e.call.dialog !== null;
+      return e.call.sip.dialog !== null;
     case 'call.confirmed':
-      return e.call.direction === 'inbound';
+      return e.call.origin.direction === 'inbound';
     default:
       return false;
   }
@@ -32,12 +32,70 @@ function worthWriting(e: CallEmitted): boolean {
 
 /** A persisted snapshot as it is stored. */
 export function storable(persisted: unknown): unknown {
-  const s = persisted as { children?: unknown; context?: { credentials?: unknown } };
+  const s = persisted as { children?: unknown; context?: { origin?: object } };
+  const c = s.context;
   return {
     ...s,
     children: {},
-    ...(s.context ? { context: { ...s.context, credentials: null } } : {}),
+    ...(c?.origin ? { context: { ...c, origin: { ...c.origin, credentials: null } } } : {}),
   };
+}
+
+/** The members of a flat context (stored before `origin`, `sip` and `media` grouped them) by group. */
+const ORIGIN_KEYS = [
+  'sid',
+  'accountSid',
+  'direction',
+  'from',
+  'to',
+  'parentCallSid',
+  'apiVersion',
+  'phoneNumberSid',
+  'callerName',
+  'forwardedFrom',
+  'createdAt',
+  'timeoutSeconds',
+  'markup',
+  'progress',
+  'numberCallback',
+  'credentials',
+  'channel',
+] as const;
+const SIP_KEYS = {
+  sipOutcome: 'outcome',
+  dialog: 'dialog',
+  confirmed: 'confirmed',
+  finalResponse: 'finalResponse',
+};
+const MEDIA_KEYS = ['remoteSdp', 'localSdp', 'room', 'muted'] as const;
+
+/**
+ * A stored snapshot as this version restores it: one stored by a node of the previous version (its
+ * context flat, for up to SNAPSHOT_TTL_SECONDS after an upgrade) gets the grouped context.
+ */
+export function restorable<T>(stored: T): T {
+  const s = stored as { context?: Record<string, unknown> } | null;
+  const flat = s?.context;
+  if (!flat || 'origin' in flat || typeof flat.sid !== 'string') return stored;
+  const rest: Record<string, unknown> = { ...flat };
+  const take = (key: string) => {
+    const v = rest[key];
+    delete rest[key];
+    return v;
+  };
+  const origin: Record<string, unknown> = {};
+  for (const k of ORIGIN_KEYS) {
+    const v = take(k);
+    if (v !== undefined) origin[k] = v;
+  }
+  const sip: Record<string, unknown> = { finalResponse: null };
+  for (const [k, to] of Object.entries(SIP_KEYS)) {
+    const v = take(k);
+    if (v !== undefined) sip[to] = v;
+  }
+  const media: Record<string, unknown> = {};
+  for (const k of MEDIA_KEYS) media[k] = take(k);
+  return { ...s, context: { origin, sip, media, ...rest } } as T;
 }
 
 /**
@@ -92,7 +150,7 @@ export function snapshotWriter(
     timer.unref();
   };
   const observe: CallObserver = (e) => {
-    const sid = e.call.sid;
+    const sid = e.call.origin.sid;
     if (e.type === 'call.ended') {
       // A call that ends before its first write never had its snapshot stored.
       due.delete(sid);

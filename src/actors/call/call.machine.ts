@@ -144,7 +144,7 @@ export function createCallMachine(effects: CallEffects) {
         tags: S.Queued,
         invoke: {
           src: 'admit',
-          input: ({ context }) => ({ accountSid: context.accountSid, sid: context.sid }),
+          input: ({ context }) => ({ accountSid: context.origin.accountSid, sid: context.origin.sid }),
           onDone: { target: 'dialing', actions: 'recordAdmitted' },
         },
         on: {
@@ -247,7 +247,7 @@ export function createCallMachine(effects: CallEffects) {
             invoke: {
               src: 'sendDigits',
               input: ({ context, event }) => ({
-                sid: context.sid,
+                sid: context.origin.sid,
                 digits: event.type === 'app.sendDigits' ? event.digits : '',
               }),
               onDone: 'idle',

@@ -12,6 +12,7 @@ import type {
   CallEmitted,
   CallEvent,
   CallInput,
+  CallSip,
   EndCause,
   ReferPlan,
   ReferRequest,
@@ -36,56 +37,56 @@ export const DEFAULT_RING_TIMEOUT_SECONDS = 60;
 
 export function initialContext(input: CallInput): CallContext {
   return {
-    sid: input.sid,
-    accountSid: input.accountSid,
-    direction: input.direction,
-    from: input.from,
-    to: input.to,
-    parentCallSid: input.parentCallSid ?? null,
-    apiVersion: input.apiVersion,
-    phoneNumberSid: input.phoneNumberSid ?? null,
-    callerName: input.callerName ?? null,
-    forwardedFrom: input.forwardedFrom ?? null,
-    createdAt: input.createdAt,
-    timeoutSeconds: input.timeoutSeconds ?? DEFAULT_RING_TIMEOUT_SECONDS,
+    origin: {
+      sid: input.sid,
+      accountSid: input.accountSid,
+      direction: input.direction,
+      from: input.from,
+      to: input.to,
+      parentCallSid: input.parentCallSid ?? null,
+      apiVersion: input.apiVersion,
+      phoneNumberSid: input.phoneNumberSid ?? null,
+      callerName: input.callerName ?? null,
+      forwardedFrom: input.forwardedFrom ?? null,
+      createdAt: input.createdAt,
+      timeoutSeconds: input.timeoutSeconds ?? DEFAULT_RING_TIMEOUT_SECONDS,
+      markup: input.markup ?? null,
+      progress: input.progress ?? null,
+      numberCallback: input.numberCallback ?? null,
+      credentials: input.credentials ?? null,
+    },
+    sip: { outcome: null, dialog: null, confirmed: false, finalResponse: null },
+    media: { remoteSdp: input.remoteSdp ?? null, localSdp: null, room: null, muted: false },
     ringDeadline: null,
     answeredAt: null,
     endedAt: null,
     endCause: null,
-    markup: input.markup ?? null,
-    progress: input.progress ?? null,
-    numberCallback: input.numberCallback ?? null,
     endCallback: null,
     progressSent: 0,
-    sipOutcome: null,
-    dialog: null,
-    confirmed: false,
-    remoteSdp: input.remoteSdp ?? null,
-    localSdp: null,
-    credentials: input.credentials ?? null,
     admitted: false,
     app: input.app ?? null,
     whisper: 'none',
-    room: null,
-    muted: false,
     peer: null,
     detached: false,
   };
 }
 
 /** The answer's fields (one update with whatever else the transition records). */
-function recordAnswer({ context, event }: { context: CallContext; event: CallEvent }): Partial<CallContext> {
+function answeredSip(context: CallContext, event: CallEvent): CallSip {
   return {
-    answeredAt: at(event),
-    sipOutcome: { status: 200, reason: null },
+    outcome: { status: 200, reason: null },
     // An outbound leg's dialog comes with its 2xx (an inbound leg's with the ACK: `sip.dialog`).
-    dialog: event.type === 'sip.answered' && event.dialog ? event.dialog : context.dialog,
+    dialog: event.type === 'sip.answered' && event.dialog ? event.dialog : context.sip.dialog,
+    confirmed: context.sip.confirmed,
     finalResponse:
       event.type === 'sip.answered'
         ? { callId: event.dialog?.callId ?? null, headers: event.sipHeaders ?? {} }
-        : (context.finalResponse ?? null),
+        : context.sip.finalResponse,
   };
 }
+
+/** The context with one more SIP fact. */
+const withSip = (context: CallContext, sip: Partial<CallSip>) => ({ sip: { ...context.sip, ...sip } });
 
 /** The domain events that say only which step the call reached. */
 type StepType =
@@ -113,14 +114,14 @@ export function callSetup(effects: CallEffects) {
       tags: {} as CallStatus,
     },
     guards: {
-      isInbound: ({ context }) => context.direction === 'inbound',
-      isChild: ({ context }) => context.direction === 'outbound-dial',
+      isInbound: ({ context }) => context.origin.direction === 'inbound',
+      isChild: ({ context }) => context.origin.direction === 'outbound-dial',
       isBusy: ({ event }) => BUSY.has(failedStatus(event)),
       isNoAnswer: ({ event }) => NO_ANSWER.has(failedStatus(event)),
       isBusyReject: ({ event }) => event.type === 'app.reject' && event.reason === 'busy',
       hasApp: ({ context }) => context.app !== null,
       isWhispering: ({ context }) => context.whisper === 'running',
-      isUnconfirmed: ({ context }) => !context.confirmed,
+      isUnconfirmed: ({ context }) => !context.sip.confirmed,
       isReferPending: ({ context }) => (context.refer ?? null) !== null,
     },
     delays: {
@@ -144,43 +145,61 @@ export function callSetup(effects: CallEffects) {
     },
     actions: {
       // ---- the call's state --------------------------------------------------------------------
-      armRingDeadline: assign({ ringDeadline: ({ context }) => Date.now() + context.timeoutSeconds * 1000 }),
-      recordAdmitted: assign({ admitted: true }),
-      recordPlaced: assign({
-        localSdp: ({ event }) => (event as unknown as { output: PlaceCall }).output.sdp ?? null,
+      armRingDeadline: assign({
+        ringDeadline: ({ context }) => Date.now() + context.origin.timeoutSeconds * 1000,
       }),
-      recordAnswer: assign(recordAnswer),
+      recordAdmitted: assign({ admitted: true }),
+      recordPlaced: assign(({ context, event }) => ({
+        media: {
+          ...context.media,
+          localSdp: (event as unknown as { output: PlaceCall }).output.sdp ?? null,
+        },
+      })),
+      recordAnswer: assign(({ context, event }) => ({
+        answeredAt: at(event),
+        sip: answeredSip(context, event),
+      })),
       /** An inbound leg's endpoint is ready: its SDP is the answer, and the call is answered now. */
       recordEndpointAnswer: assign(({ context, event }) => ({
-        ...recordAnswer({ context, event }),
-        localSdp: event.type === 'media.endpointReady' ? event.sdp : context.localSdp,
-        remoteSdp: null,
-      })),
-      recordDialog: assign({
-        dialog: ({ context, event }) => (event.type === 'sip.dialog' ? event.dialog : context.dialog),
-        confirmed: true,
-      }),
-      recordEnd: assign(({ event }, cause: EndCause) => ({ endedAt: at(event), endCause: cause })),
-      recordFailure: assign({
-        sipOutcome: ({ event }) => {
-          if (event.type === 'sip.failed')
-            return { status: event.status, reason: `${event.status} ${event.reason}`.trim() };
-          const e = (event as { error?: unknown }).error;
-          return e instanceof PlacementError
-            ? { status: e.status, reason: e.message, local: true, notified: e.notified }
-            : { status: 500, reason: 'internal error', local: true };
+        answeredAt: at(event),
+        sip: answeredSip(context, event),
+        media: {
+          ...context.media,
+          localSdp: event.type === 'media.endpointReady' ? event.sdp : context.media.localSdp,
+          remoteSdp: null,
         },
-        finalResponse: ({ context, event }) =>
-          event.type === 'sip.failed'
-            ? { callId: event.sipCallId ?? null, headers: event.sipHeaders ?? {} }
-            : (context.finalResponse ?? null),
+      })),
+      recordDialog: assign(({ context, event }) =>
+        withSip(context, {
+          dialog: event.type === 'sip.dialog' ? event.dialog : context.sip.dialog,
+          confirmed: true,
+        }),
+      ),
+      recordEnd: assign(({ event }, cause: EndCause) => ({ endedAt: at(event), endCause: cause })),
+      recordFailure: assign(({ context, event }) => {
+        if (event.type === 'sip.failed')
+          return withSip(context, {
+            outcome: { status: event.status, reason: `${event.status} ${event.reason}`.trim() },
+            finalResponse: { callId: event.sipCallId ?? null, headers: event.sipHeaders ?? {} },
+          });
+        const e = (event as { error?: unknown }).error;
+        return withSip(context, {
+          outcome:
+            e instanceof PlacementError
+              ? { status: e.status, reason: e.message, local: true, notified: e.notified }
+              : { status: 500, reason: 'internal error', local: true },
+        });
       }),
-      recordCallerCancel: assign({
-        sipOutcome: ({ context }) => context.sipOutcome ?? { status: 487, reason: null },
-      }),
+      recordCallerCancel: assign(({ context }) =>
+        withSip(context, { outcome: context.sip.outcome ?? { status: 487, reason: null } }),
+      ),
       recordBridge: assign({ peer: ({ event }) => (event.type === 'app.bridged' ? event.peer : null) }),
-      recordRoom: assign({ room: ({ event }) => (event.type === 'media.room' ? event.room : null) }),
-      recordMute: assign({ muted: ({ event }) => event.type === 'http.mute' && event.muted }),
+      recordRoom: assign(({ context, event }) => ({
+        media: { ...context.media, room: event.type === 'media.room' ? event.room : null },
+      })),
+      recordMute: assign(({ context, event }) => ({
+        media: { ...context.media, muted: event.type === 'http.mute' && event.muted },
+      })),
       recordEndCallback: assign({
         endCallback: ({ context, event }) =>
           event.type === 'http.endCallback' ? event.callback : context.endCallback,
@@ -194,18 +213,22 @@ export function callSetup(effects: CallEffects) {
       /** A REST call runs its Url once answered. */
       recordRestApp: assign({
         app: ({ context }) =>
-          context.markup && context.direction === 'outbound-api'
-            ? { kind: 'markup' as const, ...context.markup, answered: true }
+          context.origin.markup && context.origin.direction === 'outbound-api'
+            ? { kind: 'markup' as const, ...context.origin.markup, answered: true }
             : context.app,
       }),
-      recordRejected: assign((_, status: number) => ({ sipOutcome: { status, reason: null } })),
-      recordNoMedia: assign(({ event }) => ({
-        sipOutcome: {
-          status: isNoPort(event) ? 503 : 500,
-          reason: 'no media endpoint',
-          notified: isNoPort(event),
-        },
-      })),
+      recordRejected: assign(({ context }, status: number) =>
+        withSip(context, { outcome: { status, reason: null } }),
+      ),
+      recordNoMedia: assign(({ context, event }) =>
+        withSip(context, {
+          outcome: {
+            status: isNoPort(event) ? 503 : 500,
+            reason: 'no media endpoint',
+            notified: isNoPort(event),
+          },
+        }),
+      ),
       recordAppDone: assign({
         app: null,
         whisper: ({ context }) => (context.whisper === 'running' ? 'done' : context.whisper),
@@ -241,37 +264,37 @@ export function callSetup(effects: CallEffects) {
       }),
       countProgress: assign({
         progressSent: ({ context }, event: ProgressEvent) =>
-          context.progressSent + (context.progress?.events.includes(event) ? 1 : 0),
+          context.progressSent + (context.origin.progress?.events.includes(event) ? 1 : 0),
       }),
 
       // ---- effects -----------------------------------------------------------------------------
-      ring: ({ context }) => effects.ring(context.sid),
-      createEndpoint: ({ context }) => effects.createEndpoint(context.sid, context.remoteSdp),
+      ring: ({ context }) => effects.ring(context.origin.sid),
+      createEndpoint: ({ context }) => effects.createEndpoint(context.origin.sid, context.media.remoteSdp),
       answer: ({ context }) => {
-        if (context.localSdp) effects.answer(context.sid, context.localSdp);
+        if (context.media.localSdp) effects.answer(context.origin.sid, context.media.localSdp);
       },
-      reject: ({ context }, status: number) => effects.reject(context.sid, status),
+      reject: ({ context }, status: number) => effects.reject(context.origin.sid, status),
       rejectNoMedia: ({ context, event }) => {
         if (isNoPort(event)) {
           // The caller may try again shortly: 503 with Retry-After, not a final refusal.
-          effects.reject(context.sid, 503, 'No Media Capacity', NO_MEDIA_RETRY_AFTER_SECONDS);
+          effects.reject(context.origin.sid, 503, 'No Media Capacity', NO_MEDIA_RETRY_AFTER_SECONDS);
           effects.notifyNoMedia(context, false);
-        } else effects.reject(context.sid, 500);
+        } else effects.reject(context.origin.sid, 500);
       },
-      cancel: ({ context }) => effects.cancel(context.sid),
-      hangUp: ({ context }) => effects.hangUp(context.sid),
+      cancel: ({ context }) => effects.cancel(context.origin.sid),
+      hangUp: ({ context }) => effects.hangUp(context.origin.sid),
       invite: ({ context, event }) =>
-        effects.invite(context.sid, (event as unknown as { output: PlaceCall }).output),
+        effects.invite(context.origin.sid, (event as unknown as { output: PlaceCall }).output),
       endDialog: ({ context }) => {
-        if (context.dialog) effects.endDialog(context.dialog);
+        if (context.sip.dialog) effects.endDialog(context.sip.dialog);
       },
       applyRemoteSdp: ({ context, event }) => {
-        if (event.type === 'sip.answered' && event.sdp) effects.applyRemoteSdp(context.sid, event.sdp);
+        if (event.type === 'sip.answered' && event.sdp) effects.applyRemoteSdp(context.origin.sid, event.sdp);
       },
-      setMuted: ({ context }) => effects.setMuted(context.sid, context.muted),
+      setMuted: ({ context }) => effects.setMuted(context.origin.sid, context.media.muted),
       unbridgePeer: ({ context, event }) => {
         if (event.type === 'http.move' && event.unbridge && context.peer)
-          effects.unbridge(context.sid, context.peer);
+          effects.unbridge(context.origin.sid, context.peer);
       },
       /** Runs `context.app` (set by `recordApp`, or given at creation for an inbound call). */
       runApp: ({ context, self }) => {
@@ -279,48 +302,49 @@ export function callSetup(effects: CallEffects) {
       },
       redirectApp: ({ context, event }) => {
         if (event.type === 'http.redirect' || event.type === 'http.move')
-          effects.redirectApp(context.sid, event.to);
+          effects.redirectApp(context.origin.sid, event.to);
       },
       wrapUp: ({ context }) => {
-        effects.releaseMedia(context.sid);
-        if (context.app) effects.endApp(context.sid);
-        if (context.admitted) effects.releaseAdmission(context.accountSid, context.sid);
+        effects.releaseMedia(context.origin.sid);
+        if (context.app) effects.endApp(context.origin.sid);
+        if (context.admitted) effects.releaseAdmission(context.origin.accountSid, context.origin.sid);
       },
 
       // ---- transfer (REFER) ---------------------------------------------------------------------
       refuseRefer: ({ context, event }, p: { status: number; reason: string }) => {
-        if (event.type === 'sip.refer') effects.answerRefer(context.sid, event.refer.id, p.status, p.reason);
+        if (event.type === 'sip.refer')
+          effects.answerRefer(context.origin.sid, event.refer.id, p.status, p.reason);
       },
       refusePlannedRefer: ({ context, event }) => {
         const e = (event as { error?: unknown }).error;
         const r = e instanceof ReferRefusal ? e : new ReferRefusal(500, 'SIP Refer problem during execution');
-        if (context.refer) effects.answerRefer(context.sid, context.refer.id, r.status, r.reason);
+        if (context.refer) effects.answerRefer(context.origin.sid, context.refer.id, r.status, r.reason);
       },
       /** 202, then NOTIFY 100 Trying, then the transferee runs the ReferUrl (RFC 3515 §2.4.4-5). */
       acceptRefer: ({ context, event }) => {
         const refer = context.refer;
         if (!refer) return;
         const plan = (event as unknown as { output: ReferPlan }).output;
-        effects.answerRefer(context.sid, refer.id, 202);
-        effects.notifyRefer(context.sid, refer.id, 100, false);
-        effects.unbridge(context.sid, plan.transferee);
+        effects.answerRefer(context.origin.sid, refer.id, 202);
+        effects.notifyRefer(context.origin.sid, refer.id, 100, false);
+        effects.unbridge(context.origin.sid, plan.transferee);
         effects.transfer(
           plan.transferee,
           {
             referTarget: refer.target ?? '',
             transferor: refer.transferor ?? '',
             transferee: refer.transferee ?? '',
-            by: context.sid,
+            by: context.origin.sid,
           },
           plan.app,
         );
       },
       sendRefer: ({ context, event }) => {
-        if (event.type === 'app.refer') effects.refer(context.sid, event.referTo);
+        if (event.type === 'app.refer') effects.refer(context.origin.sid, event.referTo);
       },
       notifyReferOutcome: ({ context, event }, status?: number) => {
         const final = event.type === 'app.referOutcome' ? event.status : (status ?? 500);
-        if (context.refer) effects.notifyRefer(context.sid, context.refer.id, final, true);
+        if (context.refer) effects.notifyRefer(context.origin.sid, context.refer.id, final, true);
       },
 
       // ---- domain events -----------------------------------------------------------------------
@@ -338,7 +362,7 @@ export function callSetup(effects: CallEffects) {
       emitMuted: emit(({ context, event }) => ({
         type: 'call.muted' as const,
         call: context,
-        muted: context.muted,
+        muted: context.media.muted,
         at: at(event),
       })),
       emitWhispered: emitStep('call.whispered'),
@@ -349,7 +373,7 @@ export function callSetup(effects: CallEffects) {
           call: context,
           status: params.status,
           cause: context.endCause ?? 'local-hangup',
-          sipStatus: context.sipOutcome?.status ?? null,
+          sipStatus: context.sip.outcome?.status ?? null,
           at: end,
           duration: answeredSeconds(context.answeredAt, end),
         };

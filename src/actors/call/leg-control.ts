@@ -69,12 +69,12 @@ export class LegControl {
     const parent = this.calls.contextOf(parentSid);
     if (!parent) throw new AppError('Conflict', `Call ${parentSid} is not live`);
     const record = newRecord({
-      accountSid: parent.accountSid,
+      accountSid: parent.origin.accountSid,
       from: opts.callerId,
       to,
       direction: 'outbound-dial',
       status: CallStatus.Queued,
-      apiVersion: parent.apiVersion,
+      apiVersion: parent.origin.apiVersion,
       parentCallSid: parentSid,
     });
     await this.calls.insert(record);
@@ -133,9 +133,9 @@ export class LegControl {
       type: 'app.dialed',
       leg: {
         sid: legSid,
-        sipCallId: end?.sipCallId ?? leg?.finalResponse?.callId ?? leg?.dialog?.callId ?? null,
-        sipStatus: end?.sipStatus ?? leg?.sipOutcome?.status ?? status,
-        sipHeaders: end?.sipHeaders ?? leg?.finalResponse?.headers ?? {},
+        sipCallId: end?.sipCallId ?? leg?.sip.finalResponse?.callId ?? leg?.sip.dialog?.callId ?? null,
+        sipStatus: end?.sipStatus ?? leg?.sip.outcome?.status ?? status,
+        sipHeaders: end?.sipHeaders ?? leg?.sip.finalResponse?.headers ?? {},
       },
     });
   }
@@ -167,7 +167,7 @@ export class LegControl {
     // Watched before the answer is sent: its outcome may come back while it is being sent.
     const watch = actor.subscribe({
       next: (s) => {
-        if (s.context.confirmed) settle(ANSWERED);
+        if (s.context.sip.confirmed) settle(ANSWERED);
         else if (s.status !== 'active') settle(ANSWER_FAILED);
       },
       error: () => settle(ANSWER_FAILED),
@@ -243,7 +243,7 @@ export class LegControl {
     if (!caller) return;
     try {
       const child = await this.dialChild(sid, `client:${login}`, {
-        callerId: caller.from,
+        callerId: caller.origin.from,
         timeoutSeconds: 60,
       });
       signal.addEventListener('abort', () => child.hangUp(), { once: true });

@@ -85,22 +85,23 @@ export function liveCallEffects(d: LiveEffectsDeps): CallEffects {
 
   const notifyNoMedia = (call: CallContext, placing: boolean) =>
     d.notify({
-      accountSid: call.accountSid,
-      callSid: call.sid,
+      accountSid: call.origin.accountSid,
+      callSid: call.origin.sid,
       errorCode: SipNotificationCode.NoMediaCapacity,
       messageText: placing
-        ? `Call to ${call.to} not placed: no free RTP port on this node`
-        : `Call ${call.sid} from ${call.from} refused with 503: no free RTP port on this node`,
+        ? `Call to ${call.origin.to} not placed: no free RTP port on this node`
+        : `Call ${call.origin.sid} from ${call.origin.from} refused with 503: no free RTP port on this node`,
     });
 
   const place = async (call: CallContext, signal: AbortSignal): Promise<PlaceCall> => {
     try {
-      const target = parseCallTarget(call.to);
+      const target = parseCallTarget(call.origin.to);
       // The client's binding says what to offer: a browser (WS/WSS) gets a WebRTC offer.
-      const bindings = target.kind === 'client' ? await d.locateClient(call.accountSid, target.name) : [];
+      const bindings =
+        target.kind === 'client' ? await d.locateClient(call.origin.accountSid, target.name) : [];
       const [multiProvider, sdp] = await Promise.all([
-        target.kind !== 'client' ? d.multiProviderOf(call.accountSid) : Promise.resolve(null),
-        createOffer(call.sid, signal, isBrowserBinding(bindings[0])),
+        target.kind !== 'client' ? d.multiProviderOf(call.origin.accountSid) : Promise.resolve(null),
+        createOffer(call.origin.sid, signal, isBrowserBinding(bindings[0])),
       ]);
       const plan = planOutgoingRequest({
         target,
@@ -108,8 +109,8 @@ export function liveCallEffects(d: LiveEffectsDeps): CallEffects {
         multiProvider,
         ...(d.defaultProxy ? { defaultProxy: d.defaultProxy } : {}),
       });
-      const fromUser = call.from.replace(/^client:/, '');
-      const credentials = call.credentials ?? plan.credentials;
+      const fromUser = call.origin.from.replace(/^client:/, '');
+      const credentials = call.origin.credentials ?? plan.credentials;
       // A client registered over TCP or WS is reached over its own connection.
       const flow = bindings[0] && bindings[0].flow.protocol !== 'UDP' ? bindings[0].flow : undefined;
       // A local 403 gets Notification 13225 (ForbiddenDestination) when the leg ends.

@@ -20,6 +20,7 @@ import {
 import type { IncomingNumber } from '../../store/number-store.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import type { SendCallback } from './call-observers.js';
+import { restorable } from './call-snapshots.js';
 import { answeredSeconds } from './records.js';
 import { numberStatusParams, ProgressEvent, progressParams } from './status-callbacks.js';
 
@@ -88,16 +89,18 @@ export class CallRecovery {
 
   private async recover(orphan: OrphanCall): Promise<void> {
     const { record } = orphan;
-    const snapshot = await this.deps.snapshots.load<{ context?: { dialog?: PersistedDialog | null } }>(
-      'call',
-      record.sid,
+    const snapshot = restorable(
+      await this.deps.snapshots.load<{ context?: { sip?: { dialog?: PersistedDialog | null } } }>(
+        'call',
+        record.sid,
+      ),
     );
     const restored = snapshot !== null && this.deps.restore(snapshot);
     this.deps.logger.warn(
       { callSid: record.sid, accountSid: record.accountSid, was: record.status, restored },
       'call of a node that died: taken over',
     );
-    if (!restored) await this.close(orphan, snapshot?.context?.dialog ?? null);
+    if (!restored) await this.close(orphan, snapshot?.context?.sip?.dialog ?? null);
   }
 
   /** No snapshot to restore: the record alone says how the call ends. */

@@ -37,13 +37,15 @@ export const TRANSFEREE_GONE_STATUS = 487;
 /** The transferee leg and the ReferUrl of `call`'s REFER, or a {@link ReferRefusal}. */
 export async function planRefer(call: CallContext, d: TransferDeps): Promise<ReferPlan> {
   const peer = call.peer ? d.contextOf(call.peer) : null;
-  if (!peer || d.liveStatus(peer.sid) !== 'in-progress')
+  if (!peer || d.liveStatus(peer.origin.sid) !== 'in-progress')
     throw new ReferRefusal(404, 'SIP Refer failed: the call is not bridged to another call by Dial');
   const inbound =
-    call.direction === 'outbound-dial' && call.parentCallSid ? d.contextOf(call.parentCallSid) : call;
+    call.origin.direction === 'outbound-dial' && call.origin.parentCallSid
+      ? d.contextOf(call.origin.parentCallSid)
+      : call;
   const number =
-    inbound?.direction === 'inbound' && inbound.phoneNumberSid
-      ? await d.numberOf(inbound.accountSid, inbound.phoneNumberSid)
+    inbound?.origin.direction === 'inbound' && inbound.origin.phoneNumberSid
+      ? await d.numberOf(inbound.origin.accountSid, inbound.origin.phoneNumberSid)
       : null;
   const application = number?.referApplicationSid
     ? await d.applicationOf(number.accountSid, number.referApplicationSid)
@@ -55,7 +57,7 @@ export async function planRefer(call: CallContext, d: TransferDeps): Promise<Ref
       'SIP Refer failed: set a Refer URL or Refer application for the incoming phone number',
     );
   return {
-    transferee: peer.sid,
+    transferee: peer.origin.sid,
     app: {
       url,
       method: application ? 'POST' : number.referMethod,

@@ -127,7 +127,7 @@ export class LiveStream {
 
   /** The bus observer; synchronous (returns nothing, so the bus never awaits it). */
   readonly observe = (e: CallEmitted): void => {
-    const sid = e.call.sid;
+    const sid = e.call.origin.sid;
     if (this.ended.has(sid)) return;
     const previous = this.live.get(sid);
     if (e.type === 'call.ended') {

@@ -4,7 +4,7 @@
  * projection changed.
  */
 import type { CallStatus } from '../../store/call-store.js';
-import type { CallContext, CallEmitted, EndCause } from '../call/call.types.js';
+import type { CallContext, CallEmitted, CallOrigin, EndCause } from '../call/call.types.js';
 
 /** One live call leg as the stream shows it. Times are epoch ms. */
 export interface StreamCall {
@@ -13,7 +13,7 @@ export interface StreamCall {
   readonly node: string;
   readonly accountSid: string;
   readonly parentCallSid: string | null;
-  readonly direction: CallContext['direction'];
+  readonly direction: CallOrigin['direction'];
   readonly from: string;
   readonly to: string;
   /** REST status while live: queued, ringing or in-progress. */
@@ -50,11 +50,11 @@ function statusOf(c: CallContext, e: CallEmitted, previous: StreamCall | undefin
   if (c.answeredAt !== null) return 'in-progress';
   if (e.type === 'call.ringing' || previous?.status === 'ringing') return 'ringing';
   // An inbound leg rings from its creation (the machine sends 180 at once).
-  return c.direction === 'inbound' ? 'ringing' : 'queued';
+  return c.origin.direction === 'inbound' ? 'ringing' : 'queued';
 }
 
 function lastSipStatusOf(c: CallContext, e: CallEmitted, previous: StreamCall | undefined): number | null {
-  if (c.sipOutcome) return c.sipOutcome.status;
+  if (c.sip.outcome) return c.sip.outcome.status;
   if (c.answeredAt !== null) return 200;
   if (e.type === 'call.ringing') return 180;
   return previous?.lastSipStatus ?? null;
@@ -69,20 +69,20 @@ function verbOf(e: CallEmitted, previous: StreamCall | undefined): string | null
 export function projectionOf(node: string, e: CallEmitted, previous: StreamCall | undefined): StreamCall {
   const c = e.call;
   return {
-    sid: c.sid,
+    sid: c.origin.sid,
     node,
-    accountSid: c.accountSid,
-    parentCallSid: c.parentCallSid,
-    direction: c.direction,
-    from: c.from,
-    to: c.to,
+    accountSid: c.origin.accountSid,
+    parentCallSid: c.origin.parentCallSid,
+    direction: c.origin.direction,
+    from: c.origin.from,
+    to: c.origin.to,
     status: statusOf(c, e, previous),
     answered: c.answeredAt !== null,
-    dateCreated: c.createdAt,
+    dateCreated: c.origin.createdAt,
     answeredAt: c.answeredAt,
     bridged: c.peer,
-    muted: c.muted,
-    conference: c.room,
+    muted: c.media.muted,
+    conference: c.media.room,
     lastSipStatus: lastSipStatusOf(c, e, previous),
     verb: verbOf(e, previous),
   };

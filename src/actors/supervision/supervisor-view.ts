@@ -9,7 +9,7 @@
  * duration bucket per minute of the last 24 hours.
  */
 import type { CallStatus } from '../../store/call-store.js';
-import type { CallContext, CallEmitted } from '../call/call.types.js';
+import type { CallContext, CallEmitted, CallOrigin } from '../call/call.types.js';
 import { DurationWindow } from './duration-window.js';
 
 /** Call states as Restcomm's live call details name them. */
@@ -30,7 +30,7 @@ export interface LiveCall {
   readonly accountSid: string;
   readonly state: LiveCallState;
   readonly type: LiveCallType;
-  readonly direction: CallContext['direction'];
+  readonly direction: CallOrigin['direction'];
   readonly dateCreated: number;
   readonly forwardedFrom: string | null;
   readonly callerName: string | null;
@@ -118,10 +118,10 @@ class Tally {
   }
 }
 
-const isInbound = (call: Pick<CallContext, 'direction'>) => call.direction === 'inbound';
+const isInbound = (call: Pick<CallOrigin, 'direction'>) => call.direction === 'inbound';
 
 /** CLIENT for `client:` addresses, SIP for SIP URIs, PSTN for numbers (the far end of the leg). */
-export function callTypeOf(call: Pick<CallContext, 'direction' | 'from' | 'to' | 'channel'>): LiveCallType {
+export function callTypeOf(call: Pick<CallOrigin, 'direction' | 'from' | 'to' | 'channel'>): LiveCallType {
   if (call.channel === 'ussd') return LiveCallType.Ussd;
   const far = isInbound(call) ? call.from : call.to;
   if (/^client:/i.test(far)) return LiveCallType.Client;
@@ -134,10 +134,10 @@ export function callTypeOf(call: Pick<CallContext, 'direction' | 'from' | 'to' |
  * there is one (ours on an inbound leg, the peer's on an outbound one: the Request-URI of an initial
  * INVITE unless a proxy retargeted it), else a SIP URI dialled by the leg; null until then.
  */
-export function initialInviteOf(call: Pick<CallContext, 'dialog' | 'direction' | 'to'>): string | null {
-  const d = call.dialog;
+export function initialInviteOf(call: Pick<CallContext, 'sip' | 'origin'>): string | null {
+  const d = call.sip.dialog;
   if (d) return d.role === 'uas' ? d.local.uri : d.remote.uri;
-  if (!isInbound(call) && /^sips?:/i.test(call.to)) return call.to;
+  if (!isInbound(call.origin) && /^sips?:/i.test(call.origin.to)) return call.origin.to;
   return null;
 }
 
@@ -145,11 +145,11 @@ function stateOf(e: CallEmitted, previous: LiveCallState | undefined): LiveCallS
   if (e.call.answeredAt !== null) return LiveCallState.InProgress;
   if (e.type === 'call.ringing' || previous === LiveCallState.Ringing) return LiveCallState.Ringing;
   // An inbound leg rings from its creation (the machine sends 180 at once).
-  return isInbound(e.call) ? LiveCallState.Ringing : LiveCallState.Queued;
+  return isInbound(e.call.origin) ? LiveCallState.Ringing : LiveCallState.Queued;
 }
 
 function lastResponseOf(e: CallEmitted, previous: number | null): number | null {
-  if (e.call.sipOutcome) return e.call.sipOutcome.status;
+  if (e.call.sip.outcome) return e.call.sip.outcome.status;
   if (e.call.answeredAt !== null) return 200;
   if (e.type === 'call.ringing') return 180;
   return previous;
@@ -176,7 +176,7 @@ export class SupervisorView {
 
   /** The bus observer; synchronous and cheap (returns nothing, so the bus never awaits it). */
   readonly observe = (e: CallEmitted): void => {
-    const sid = e.call.sid;
+    const sid = e.call.origin.sid;
     if (e.type === 'call.ended') {
       this.end(e);
       return;
@@ -237,8 +237,8 @@ export class SupervisorView {
   }
 
   private start(e: CallEmitted): void {
-    const inbound = isInbound(e.call);
-    const tallies = [this.node, this.tallyOf(e.call.accountSid)];
+    const inbound = isInbound(e.call.origin);
+    const tallies = [this.node, this.tallyOf(e.call.origin.accountSid)];
     for (const t of tallies) t.started(inbound);
     // A call restored from another node's snapshot was counted there; only a new one counts here.
     if (e.type !== 'call.created') return;
@@ -249,11 +249,11 @@ export class SupervisorView {
   }
 
   private end(e: Extract<CallEmitted, { type: 'call.ended' }>): void {
-    const sid = e.call.sid;
+    const sid = e.call.origin.sid;
     this.ended.add(sid);
     if (this.ended.size > ENDED_MEMORY) this.ended.delete(this.ended.values().next().value as string);
-    const tallies = [this.node, this.tallyOf(e.call.accountSid)];
-    if (this.live.delete(sid)) for (const t of tallies) t.stopped(isInbound(e.call));
+    const tallies = [this.node, this.tallyOf(e.call.origin.accountSid)];
+    if (this.live.delete(sid)) for (const t of tallies) t.stopped(isInbound(e.call.origin));
     const counter = ENDED_COUNTER[e.status];
     for (const t of tallies) {
       if (counter) t.counters[counter]++;
@@ -265,16 +265,16 @@ export class SupervisorView {
   private detailsOf(e: CallEmitted, previous: LiveCall | undefined): LiveCall {
     const c = e.call;
     return {
-      sid: c.sid,
-      accountSid: c.accountSid,
+      sid: c.origin.sid,
+      accountSid: c.origin.accountSid,
       state: stateOf(e, previous?.state),
-      type: callTypeOf(c),
-      direction: c.direction,
-      dateCreated: c.createdAt,
-      forwardedFrom: c.forwardedFrom,
-      callerName: c.callerName,
-      from: c.from,
-      to: c.to,
+      type: callTypeOf(c.origin),
+      direction: c.origin.direction,
+      dateCreated: c.origin.createdAt,
+      forwardedFrom: c.origin.forwardedFrom,
+      callerName: c.origin.callerName,
+      from: c.origin.from,
+      to: c.origin.to,
       initialInvite: initialInviteOf(c) ?? previous?.initialInvite ?? null,
       lastResponse: lastResponseOf(e, previous?.lastResponse ?? null),
     };

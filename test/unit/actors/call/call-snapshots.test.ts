@@ -24,7 +24,8 @@ function fakeStore() {
   return { store, ops };
 }
 
-const call = (sid: string) => ({ sid, direction: 'inbound', dialog: null }) as unknown as CallContext;
+const call = (sid: string) =>
+  ({ origin: { sid, direction: 'inbound' }, sip: { dialog: null } }) as unknown as CallContext;
 const confirmed = (sid: string): CallEmitted => ({ type: 'call.confirmed', call: call(sid), at: 0 });
 const ringing = (sid: string): CallEmitted => ({ type: 'call.ringing', call: call(sid), at: 0 });
 const ended = (sid: string): CallEmitted =>

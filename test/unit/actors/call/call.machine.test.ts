@@ -18,7 +18,7 @@ import {
   PlacementError,
   ReferRefusal,
 } from '../../../../src/actors/call/call-effects.js';
-import { storable } from '../../../../src/actors/call/call-snapshots.js';
+import { restorable, storable } from '../../../../src/actors/call/call-snapshots.js';
 import type { PersistedDialog, PlaceCall } from '../../../../src/sip/port.js';
 
 interface Deferred<T> {
@@ -60,8 +60,8 @@ function fakeEffects() {
     unbridge: (a, b) => log.push(`unbridge ${a} ${b}`),
     releaseMedia: (sid) => log.push(`releaseMedia ${sid}`),
     startApp: (call, app, send) => {
-      log.push(`startApp ${call.sid} ${app.kind === 'markup' ? app.url : app.login}`);
-      apps.push({ sid: call.sid, kind: app.kind, send });
+      log.push(`startApp ${call.origin.sid} ${app.kind === 'markup' ? app.url : app.login}`);
+      apps.push({ sid: call.origin.sid, kind: app.kind, send });
     },
     redirectApp: (sid, to) => {
       log.push(`redirectApp ${sid} ${to.url}`);
@@ -69,7 +69,7 @@ function fakeEffects() {
     },
     endApp: (sid) => log.push(`endApp ${sid}`),
     releaseAdmission: (_a, sid) => log.push(`releaseAdmission ${sid}`),
-    notifyNoMedia: (call) => log.push(`notifyNoMedia ${call.sid}`),
+    notifyNoMedia: (call) => log.push(`notifyNoMedia ${call.origin.sid}`),
     admit: (_a, _sid, signal) => {
       const d = Object.assign(deferred<void>(), { signal });
       waits.admit.push(d);
@@ -175,9 +175,9 @@ describe('an inbound call', () => {
     actor.send({ type: 'media.endpointReady', sdp: 'v=0 ours', at: Date.now() });
     expect(statusOf(actor.getSnapshot())).toBe('in-progress');
     expect(fx.log).toContain('answer CA1 v=0 ours');
-    expect(actor.getSnapshot().context.remoteSdp).toBeNull();
+    expect(actor.getSnapshot().context.media.remoteSdp).toBeNull();
     actor.send({ type: 'sip.dialog', dialog: DIALOG });
-    expect(actor.getSnapshot().context).toMatchObject({ confirmed: true, dialog: DIALOG });
+    expect(actor.getSnapshot().context).toMatchObject({ sip: { confirmed: true, dialog: DIALOG } });
     actor.send({ type: 'http.mute', muted: true, at: Date.now() });
     expect(fx.log).toContain('setMuted CA1 true');
     const answeredAt = actor.getSnapshot().context.answeredAt!;
@@ -276,7 +276,7 @@ describe('an outbound REST call', () => {
     fx.waits.place[0]!.resolve(PLACED);
     await flush();
     expect(fx.log).toContain('invite CA1 sip:bob@127.0.0.3');
-    expect(actor.getSnapshot().context.localSdp).toBe('v=0 ours');
+    expect(actor.getSnapshot().context.media.localSdp).toBe('v=0 ours');
     actor.send({ type: 'sip.ringing', at: Date.now() });
     actor.send({ type: 'sip.answered', at: Date.now(), dialog: DIALOG, sdp: 'v=0 theirs' });
     expect(statusOf(actor.getSnapshot())).toBe('in-progress');
@@ -325,7 +325,7 @@ describe('an outbound REST call', () => {
     fx.waits.place[1]!.reject(new PlacementError(403, 'refused'));
     await flush();
     expect(statusOf(b.getSnapshot())).toBe('failed');
-    expect(b.getSnapshot().context.sipOutcome).toMatchObject({ status: 403, local: true });
+    expect(b.getSnapshot().context.sip.outcome).toMatchObject({ status: 403, local: true });
   });
 
   it('REST cancel while queued aborts the admission wait; cancel does not touch an answered call', async () => {
@@ -364,7 +364,10 @@ describe('a Dial bridge', () => {
     expect(statusOf(child.getSnapshot())).toBe('in-progress');
     parent.send({ type: 'app.bridged', peer: 'CA9', at: Date.now() });
     child.send({ type: 'app.bridged', peer: 'CA1', at: Date.now() });
-    expect(emitted.filter((e) => e.type === 'call.bridged').map((e) => e.call.sid)).toEqual(['CA1', 'CA9']);
+    expect(emitted.filter((e) => e.type === 'call.bridged').map((e) => e.call.origin.sid)).toEqual([
+      'CA1',
+      'CA9',
+    ]);
     child.send({ type: 'app.detach' });
     child.send({
       type: 'http.move',
@@ -507,7 +510,7 @@ describe('restore from a persisted snapshot (another node)', () => {
     fx.waits.place[0]!.resolve(PLACED);
     await flush();
     expect(b.getSnapshot().value).toEqual({ dialing: 'sent' });
-    expect(b.getSnapshot().context.markup?.url).toBe('http://hooks/a');
+    expect(b.getSnapshot().context.origin.markup?.url).toBe('http://hooks/a');
   });
 
   it('an answered call ends completed with a BYE in its dialog; credentials are never stored', async () => {
@@ -528,6 +531,34 @@ describe('restore from a persisted snapshot (another node)', () => {
       status: 'completed',
       duration: 3,
     });
+  });
+
+  it('a snapshot stored by the previous version (a flat context) restores the same way', async () => {
+    const a = start(base({ direction: 'outbound-dial', callerName: 'Alice' }));
+    fx.waits.place[0]!.resolve(PLACED);
+    await flush();
+    a.send({ type: 'sip.answered', at: Date.now() - 3_000, dialog: DIALOG });
+    const stored = JSON.parse(JSON.stringify(storable(a.getPersistedSnapshot())));
+    const { origin, sip, media, ...rest } = stored.context;
+    const flat = {
+      ...stored,
+      context: {
+        ...rest,
+        ...origin,
+        sipOutcome: sip.outcome,
+        dialog: sip.dialog,
+        confirmed: sip.confirmed,
+        finalResponse: sip.finalResponse,
+        ...media,
+      },
+    };
+    expect(restorable(flat)).toEqual(stored);
+    expect(restorable(stored)).toBe(stored);
+    emitted = [];
+    const b = restore(restorable(flat));
+    expect(statusOf(b.getSnapshot())).toBe('completed');
+    expect(fx.log).toContain('endDialog c1@test');
+    expect(emitted[0]).toMatchObject({ type: 'call.ended', cause: 'node-lost', duration: 3 });
   });
 
   it('a call ringing on the dead node fails (its INVITE transaction died with it)', async () => {

@@ -35,8 +35,8 @@ const child: CallContext = {
 
 function deps(number: Partial<IncomingNumber> | null, calls = [parent, child]): TransferDeps {
   return {
-    contextOf: (sid) => calls.find((c) => c.sid === sid) ?? null,
-    liveStatus: (sid) => (calls.some((c) => c.sid === sid) ? 'in-progress' : null),
+    contextOf: (sid) => calls.find((c) => c.origin.sid === sid) ?? null,
+    liveStatus: (sid) => (calls.some((c) => c.origin.sid === sid) ? 'in-progress' : null),
     send: () => true,
     numberOf: async () =>
       number &&

@@ -32,9 +32,9 @@ function lifecycle(c: CallContext): CallEmitted[] {
     { type: 'call.ringing', call: c, at: T0 + 10 },
     { type: 'call.answered', call: up, at: T0 + 1000 },
     // Nothing a supervisor sees changes on confirmation: no delta.
-    { type: 'call.confirmed', call: { ...up, confirmed: true }, at: T0 + 1001 },
+    { type: 'call.confirmed', call: { ...up, sip: { ...up.sip, confirmed: true } }, at: T0 + 1001 },
     { type: 'verb.started', call: up, verb: 'Pause', seq: 1, at: T0 + 1002 },
-    { type: 'call.muted', call: { ...up, muted: true }, muted: true, at: T0 + 1500 },
+    { type: 'call.muted', call: { ...up, media: { ...up.media, muted: true } }, muted: true, at: T0 + 1500 },
     { type: 'verb.finished', call: up, verb: 'Pause', seq: 1, outcome: 'done', at: T0 + 5000 },
     {
       type: 'call.ended',

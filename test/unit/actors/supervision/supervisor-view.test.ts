@@ -5,7 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { initialContext } from '../../../../src/actors/call/call.setup.js';
-import type { CallContext, CallEmitted, CallInput } from '../../../../src/actors/call/call.types.js';
+import type {
+  CallContext,
+  CallEmitted,
+  CallInput,
+  CallOrigin,
+} from '../../../../src/actors/call/call.types.js';
 import {
   metricsOf,
   publishedFigures,
@@ -70,7 +75,7 @@ describe('SupervisorView', () => {
     view.observe(ringing(c));
     expect(view.liveCalls()).toEqual([
       {
-        sid: c.sid,
+        sid: c.origin.sid,
         accountSid: ACCOUNT,
         state: LiveCallState.Ringing,
         type: LiveCallType.Pstn,
@@ -99,7 +104,11 @@ describe('SupervisorView', () => {
     };
     const up = { ...c, answeredAt: T0 + 1000 };
     view.observe(answered(c, T0 + 1000));
-    view.observe({ type: 'call.confirmed', call: { ...up, dialog, confirmed: true }, at: T0 + 1100 });
+    view.observe({
+      type: 'call.confirmed',
+      call: { ...up, sip: { ...up.sip, dialog, confirmed: true } },
+      at: T0 + 1100,
+    });
     expect(view.liveCalls()[0]).toMatchObject({
       state: LiveCallState.InProgress,
       lastResponse: 200,
@@ -108,7 +117,7 @@ describe('SupervisorView', () => {
     expect(view.figures()).toMatchObject({ LiveCalls: 1, LiveIncomingCalls: 1, LiveOutgoingCalls: 0 });
 
     now = T0 + 31_000;
-    view.observe(ended({ ...up, dialog }, 'completed', now));
+    view.observe(ended({ ...up, sip: { ...up.sip, dialog } }, 'completed', now));
     expect(view.liveCalls()).toEqual([]);
     expect(view.figures()).toEqual({
       LiveCalls: 0,
@@ -139,13 +148,13 @@ describe('SupervisorView', () => {
         sid: 'CA00000000000000000000000000000002',
         direction: 'outbound-dial',
         to: 'sip:bob@127.0.0.3:5070',
-        parentCallSid: parent.sid,
+        parentCallSid: parent.origin.sid,
       },
       {},
     );
     view.observe(created(parent));
     view.observe(created(child));
-    expect(view.liveCalls().find((c) => c.sid === child.sid)).toMatchObject({
+    expect(view.liveCalls().find((c) => c.sid === child.origin.sid)).toMatchObject({
       state: LiveCallState.Queued,
       type: LiveCallType.Sip,
       initialInvite: 'sip:bob@127.0.0.3:5070',
@@ -153,7 +162,12 @@ describe('SupervisorView', () => {
     });
     view.observe(ringing(child));
     view.observe(answered(child, T0 + 500));
-    view.observe({ type: 'call.bridged', call: { ...child, peer: parent.sid }, peer: parent.sid, at: T0 });
+    view.observe({
+      type: 'call.bridged',
+      call: { ...child, peer: parent.origin.sid },
+      peer: parent.origin.sid,
+      at: T0,
+    });
     expect(view.figures()).toMatchObject({
       LiveCalls: 2,
       LiveIncomingCalls: 1,
@@ -187,7 +201,12 @@ describe('SupervisorView', () => {
       });
       view.observe(created(c));
       view.observe(
-        ended({ ...c, sipOutcome: sip ? { status: sip, reason: null } : null }, status, T0 + 1000, sip),
+        ended(
+          { ...c, sip: { ...c.sip, outcome: sip ? { status: sip, reason: null } : null } },
+          status,
+          T0 + 1000,
+          sip,
+        ),
       );
     });
     expect(view.figures()).toMatchObject({
@@ -229,13 +248,13 @@ describe('SupervisorView', () => {
     view.observe(created(mine));
     view.observe(created(theirs));
     expect(view.figures(new Set([ACCOUNT]))).toMatchObject({ LiveCalls: 1, TotalCallsSinceUptime: 1 });
-    expect(view.liveCalls(new Set([OTHER])).map((c) => c.sid)).toEqual([theirs.sid]);
+    expect(view.liveCalls(new Set([OTHER])).map((c) => c.sid)).toEqual([theirs.origin.sid]);
     expect(view.figures(new Set(['AC-none']))).toMatchObject({ LiveCalls: 0, TotalCallsSinceUptime: 0 });
     expect(view.figures()).toMatchObject({ LiveCalls: 2, MaximumConcurrentCalls: 2 });
   });
 
   it('names the call type from the far end', () => {
-    const t = (direction: CallContext['direction'], from: string, to: string) =>
+    const t = (direction: CallOrigin['direction'], from: string, to: string) =>
       callTypeOf({ direction, from, to });
     expect(t('inbound', 'client:alice', '+15550002222')).toBe(LiveCallType.Client);
     expect(t('inbound', 'alice', '+15550002222')).toBe(LiveCallType.Pstn);
