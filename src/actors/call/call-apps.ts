@@ -36,33 +36,34 @@ export class CallApps implements AppRunner {
   constructor(private readonly deps: CallAppsDeps) {}
 
   start(call: CallContext, app: CallApp, send: (event: CallEvent) => void): void {
-    const previous = this.running.get(call.origin.sid);
+    const sid = call.origin.sid;
+    const previous = this.running.get(sid);
     if (previous) {
-      this.running.delete(call.origin.sid);
+      this.running.delete(sid);
       previous.interpreter?.stop();
       previous.abort?.abort();
     }
     // A failed app hangs the call up; one that finished leaves it to the call (a whisper's bridge).
     const done = (entry: Running, failed = false) => {
-      if (this.running.get(call.origin.sid) !== entry) return;
-      this.running.delete(call.origin.sid);
+      if (this.running.get(sid) !== entry) return;
+      this.running.delete(sid);
       if (!entry.ended) send({ type: failed ? 'app.hangup' : 'app.done', at: Date.now() });
     };
     if (app.kind === 'client') {
       const entry: Running = { interpreter: null, abort: new AbortController(), ended: false };
-      this.running.set(call.origin.sid, entry);
+      this.running.set(sid, entry);
       void this.deps
-        .bridgeClient(call.origin.sid, app.login, entry.abort!.signal)
-        .catch((err) => this.deps.logger.debug({ err, callSid: call.origin.sid }, 'client bridge ended'))
+        .bridgeClient(sid, app.login, entry.abort!.signal)
+        .catch((err) => this.deps.logger.debug({ err, callSid: sid }, 'client bridge ended'))
         .finally(() => done(entry));
       return;
     }
     const entry: Running = { interpreter: null, abort: null, ended: false };
-    this.running.set(call.origin.sid, entry);
+    this.running.set(sid, entry);
     // Started after the call actor's transition, not inside its action: an actor is created outside
     // another actor's action (XState's rule), and the call's state is settled when the markup starts.
     queueMicrotask(() => {
-      if (this.running.get(call.origin.sid) !== entry || entry.ended) return;
+      if (this.running.get(sid) !== entry || entry.ended) return;
       const interpreter = this.startInterpreter(call, entry.redirect ? { ...app, ...entry.redirect } : app);
       entry.interpreter = interpreter;
       interpreter.on('verb.started', (e: { verb: string; seq: number }) =>
@@ -81,7 +82,7 @@ export class CallApps implements AppRunner {
       interpreter.subscribe({
         complete: () => done(entry),
         error: (err) => {
-          this.deps.logger.error({ err, callSid: call.origin.sid }, 'interpreter failed');
+          this.deps.logger.error({ err, callSid: sid }, 'interpreter failed');
           done(entry, true);
         },
       });
@@ -89,18 +90,19 @@ export class CallApps implements AppRunner {
   }
 
   private startInterpreter(call: CallContext, app: Extract<CallApp, { kind: 'markup' }>): AnyActorRef {
+    const o = call.origin;
     return this.deps.startInterpreter({
       call: {
-        callSid: call.origin.sid,
-        accountSid: call.origin.accountSid,
-        from: call.origin.from,
-        to: call.origin.to,
-        direction: call.origin.direction,
-        endpointId: call.origin.sid,
-        apiVersion: call.origin.apiVersion,
-        parentCallSid: call.origin.parentCallSid,
-        forwardedFrom: call.origin.forwardedFrom,
-        callerName: call.origin.callerName,
+        callSid: o.sid,
+        accountSid: o.accountSid,
+        from: o.from,
+        to: o.to,
+        direction: o.direction,
+        endpointId: o.sid,
+        apiVersion: o.apiVersion,
+        parentCallSid: o.parentCallSid,
+        forwardedFrom: o.forwardedFrom,
+        callerName: o.callerName,
         ...(call.transfer ? { extraParams: transferParams(call.transfer) } : {}),
       },
       url: app.url,
