@@ -16,7 +16,7 @@ export interface SmsContext {
   readonly body: string;
   readonly channel: SmsChannel;
   readonly direction: SmsDirection;
-  /** The status last recorded in the store (the machine emits a change only when it differs). */
+  /** Status of the record the actor starts from (new, resumed or restored): `boot` routes on it. */
   readonly recorded: SmsStatus;
   readonly destinationNetworkId: string | null;
   /** Normalised provider message ids, one per segment, once sent. */

@@ -155,6 +155,18 @@ describe('sms machine', () => {
     const u = start({ status: 'sent', providerIds: ['e1', 'e2'], outcomes: { e1: 'delivered' } });
     u.actor.send({ type: 'smpp.receipt', messageId: 'e2', outcome: 'delivered', errorCode: null });
     expect(u.status()).toBe('delivered');
+    // Restored with outcomes that already decide it (stopped between a segment's outcome and the
+    // message's status): final at once, the change emitted once.
+    const v = start({
+      status: 'sent',
+      providerIds: ['f1', 'f2'],
+      outcomes: { f1: 'delivered', f2: 'failed' },
+    });
+    expect(v.status()).toBe('failed');
+    expect(v.emitted.map((e) => [e.from, e.to])).toEqual([[['sent'], 'failed']]);
+    const w = start({ status: 'sent', providerIds: ['g1'], outcomes: { g1: 'delivered' } });
+    expect(w.status()).toBe('delivered');
+    expect(w.emitted).toHaveLength(1);
   });
 
   it('client recipients go over SIP MESSAGE: 2xx → sent (final, no receipts); otherwise failed', async () => {
