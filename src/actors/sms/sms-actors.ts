@@ -8,7 +8,7 @@ import type { Logger } from '../../logger.js';
 import { type SmsMessage, SmsStatus } from '../../store/sms-store.js';
 import { ActorRegistry } from '../runtime.js';
 import type { SidChains } from './sid-chains.js';
-import { type smsMachine, statusOf } from './sms.machine.js';
+import type { smsMachine } from './sms.machine.js';
 import type { SmsInput, SmsStatusChanged } from './sms.types.js';
 
 /** A live SMS actor (one per message). */
@@ -74,7 +74,7 @@ export class SmsActors implements SmsActorSpawner {
     actor.subscribe({
       next: (snap) => {
         if (snap.status === 'done') this.#retire(input.sid);
-        else if (statusOf(snap) === SmsStatus.Sent) this.#armEviction(input.sid);
+        else if (snap.hasTag(SmsStatus.Sent)) this.#armEviction(input.sid);
       },
       error: (err) => this.#deps.logger.error({ err, smsSid: input.sid }, 'SMS actor failed'),
     });
