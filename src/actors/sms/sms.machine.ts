@@ -6,14 +6,18 @@
  *         │                                          its final state if its outcomes decide it)
  *         ├─ link down (SMPP) ────▶ queued ──link.up──▶ sendingCarrier
  *         ├─ client: recipient ───▶ sendingClient (invokes deliverToClient)
- *         └─────────────────────────────────────────▶ sendingCarrier (invokes submitSms)
- *   sendingCarrier ── done ─▶ sent ─┬─ receipt: every segment DELIVRD ─────▶ delivered
- *                │                  ├─ receipt: a segment UNDELIV/EXPIRED ──▶ undelivered
- *                │                  └─ receipt: a segment REJECTD/DELETED… ─▶ failed
+ *         └─────────────────────────────────────────▶ sendingCarrier (emits the `sms.submit` command)
+ *   sendingCarrier ── smpp.submitted ─▶ sent ─┬─ receipt: every segment DELIVRD ─────▶ delivered
+ *                                             ├─ receipt: a segment UNDELIV/EXPIRED ──▶ undelivered
+ *                                             └─ receipt: a segment REJECTD/DELETED… ─▶ failed
  *   sendingClient ─── done ─▶ sentToClient (SIP MESSAGE: final, no receipts follow)
- *   sending… ── error, requeue (link closing) ─▶ queued (recorded; resumed on the next start)
- *            └─ error ─▶ failed
+ *   sending… ── smpp.submitFailed / error, requeue (link closing) ─▶ queued (recorded; resumed on
+ *            │                                                      the next start)
+ *            └─ smpp.submitFailed / error ─▶ failed
  *
+ * The carrier submit is a port command (emitted `sms.submit`, outcome back as one event) rather than an
+ * invoked actor: a child actor per message cost as much as a third of this machine's runtime. The
+ * SIP MESSAGE delivery stays invoked (it is cancelled through its signal when the actor stops).
  * Both sending states carry the `sending` tag. The states are flat and a receipt decides the
  * message in the transition that takes it (no eventless step after each event): every state level
  * and microstep costs the XState runtime allocations on each of the node's messages.
@@ -91,8 +95,6 @@ export const smsMachine = setup({
     tags: {} as SmsStatus,
   },
   actors: {
-    /** Submits over the carrier link; resolves with provider ids, rejects with a SendFailure. */
-    submitSms: notProvided<SendOutput, SendInput>('submitSms'),
     /** Sends a SIP MESSAGE to a registered client (`client:` recipients). */
     deliverToClient: notProvided<SendOutput, SendInput>('deliverToClient'),
     /** Inbound: fetch the number's SMS markup and run it (`<Sms>`, `<Redirect>`, `<Email>`). */
@@ -126,6 +128,8 @@ export const smsMachine = setup({
       errorCode: context.errorCode,
       at: Date.now(),
     })),
+    /** The submit command (its outcome comes back as an event: no invoked actor per message). */
+    emitSubmit: emit(({ context }) => ({ type: 'sms.submit' as const, input: sendInput(context) })),
     emitSent: emit(({ context, event }) => {
       const out = (event as unknown as { output: SendOutput }).output;
       return {
@@ -220,11 +224,10 @@ export const smsMachine = setup({
     },
     sendingCarrier: {
       tags: [S.Sending],
-      invoke: {
-        src: 'submitSms',
-        input: ({ context }) => sendInput(context),
-        onDone: { target: 'sent', actions: ['recordProviderIds', 'emitSent'] },
-        onError: ON_SEND_ERROR,
+      entry: 'emitSubmit',
+      on: {
+        'smpp.submitted': { target: 'sent', actions: ['recordProviderIds', 'emitSent'] },
+        'smpp.submitFailed': ON_SEND_ERROR,
       },
     },
     sendingClient: {

@@ -41,10 +41,6 @@ function start(input: Partial<SmsInput> = {}) {
   const submitted: SendInput[] = [];
   const machine = smsMachine.provide({
     actors: {
-      submitSms: fromPromise<SendOutput, SendInput>(({ input: i }) => {
-        submitted.push(i);
-        return submit.promise;
-      }),
       deliverToClient: fromPromise<SendOutput, SendInput>(() => client.promise),
       handleInbound: fromPromise<void, { sid: string }>(() => inbound.promise),
     },
@@ -52,6 +48,14 @@ function start(input: Partial<SmsInput> = {}) {
   const actor = createActor(machine, { input: { ...base, ...input } });
   const emitted: SmsStatusChanged[] = [];
   actor.on('sms.status', (e) => emitted.push(e));
+  // The submit command, run as the service runs it: its outcome goes back as one event.
+  actor.on('sms.submit', (e) => {
+    submitted.push(e.input);
+    submit.promise.then(
+      (output) => actor.send({ type: 'smpp.submitted', output }),
+      (error: SendFailure) => actor.send({ type: 'smpp.submitFailed', error }),
+    );
+  });
   actor.start();
   const status = (): SmsStatus => statusOf(actor.getSnapshot());
   return { actor, submit, client, inbound, submitted, emitted, status };
