@@ -8,8 +8,9 @@ import type { Logger } from '../../logger.js';
 import { type SmsMessage, SmsStatus } from '../../store/sms-store.js';
 import { ActorRegistry } from '../runtime.js';
 import type { SidChains } from './sid-chains.js';
-import { type smsMachine, statusOf } from './sms.machine.js';
-import type { SmsInput, SmsStatusChanged } from './sms.types.js';
+import type { smsMachine } from './sms.machine.js';
+import type { SendFailure, SmsInput, SmsStatusChanged } from './sms.types.js';
+import type { SubmitSms } from './sms-sending.js';
 
 /** A live SMS actor (one per message). */
 export type SmsActor = Actor<typeof smsMachine>;
@@ -30,6 +31,8 @@ export interface SmsActorsDeps {
   readonly receiptWaitMs: number;
   /** Every `sms.status` an actor emits. */
   readonly onStatus: (e: SmsStatusChanged) => void;
+  /** Runs an actor's `sms.submit` command; the outcome goes back to the actor as an event. */
+  readonly submit: SubmitSms;
   /** An actor leaves memory; `providerIds` are its message's (none before it was sent). */
   readonly onEvict: (sid: string, providerIds: readonly string[]) => void;
   readonly logger: Logger;
@@ -71,10 +74,16 @@ export class SmsActors implements SmsActorSpawner {
   spawn(input: SmsInput): SmsActor {
     const actor = createActor(this.#deps.machine, { input });
     actor.on('sms.status', (e) => this.#deps.onStatus(e));
+    actor.on('sms.submit', (e) => {
+      this.#deps.submit(e.input).then(
+        (output) => actor.send({ type: 'smpp.submitted', output }),
+        (error: SendFailure) => actor.send({ type: 'smpp.submitFailed', error }),
+      );
+    });
     actor.subscribe({
       next: (snap) => {
         if (snap.status === 'done') this.#retire(input.sid);
-        else if (statusOf(snap) === SmsStatus.Sent) this.#armEviction(input.sid);
+        else if (snap.hasTag(SmsStatus.Sent)) this.#armEviction(input.sid);
       },
       error: (err) => this.#deps.logger.error({ err, smsSid: input.sid }, 'SMS actor failed'),
     });

@@ -49,6 +49,8 @@ export class SmsReceipts {
   /** A message was sent with these provider ids: its receipts go to its actor, including those that came first. */
   register(sid: string, providerIds: readonly string[]): void {
     for (const id of providerIds) this.#byProviderId.set(id, sid);
+    // Nearly always none waits: no task to queue per message then.
+    if (this.#early.size === 0) return;
     // Receipts that beat the submit result: deliver them after the transition that reported the ids.
     queueMicrotask(() => {
       for (const id of providerIds) {

@@ -1,7 +1,8 @@
 /**
- * The invoked actors that send a message (the SMS machine's `submitSms` and `deliverToClient`):
- * over the carrier link (SMPP submit_sm) or, for a `client:` recipient, as a SIP MESSAGE. Both
- * resolve with the provider ids or reject with a `SendFailure` (data, never matched by text).
+ * Sending a message: over the carrier link (SMPP submit_sm; the SMS machine's `sms.submit` command,
+ * its outcome sent back to the actor as an event) or, for a `client:` recipient, as a SIP MESSAGE
+ * (the machine's invoked `deliverToClient`). Both resolve with the provider ids or reject with a
+ * `SendFailure` (data, never matched by text).
  */
 import { fromPromise } from 'xstate';
 import type { Logger } from '../../logger.js';
@@ -34,13 +35,16 @@ export function failure(requeue: boolean, errorCode: number | null): SendFailure
 /** SMPP addresses carry no '+' (TON/NPI say international). */
 const toSmpp = (address: string) => (address.startsWith('+') ? address.slice(1) : address);
 
-/** `submitSms`: one submit over the carrier link; without a link (no SMSC configured) it fails with 30008. */
-export function submitSmsLogic(deps: {
+/** One submit over the carrier link; without a link (no SMSC configured) it fails with 30008. */
+export type SubmitSms = (input: SendInput) => Promise<SendOutput>;
+
+/** The carrier submit of the `sms.submit` command. */
+export function submitSms(deps: {
   readonly link: CarrierLink | null;
   readonly store: Pick<SmsStore, 'markSubmitAttempted'>;
   readonly logger: Logger;
-}) {
-  return fromPromise<SendOutput, SendInput>(async ({ input }) => {
+}): SubmitSms {
+  return async (input) => {
     const link = deps.link;
     if (!link) throw failure(false, UNKNOWN_ERROR);
     try {
@@ -61,7 +65,7 @@ export function submitSmsLogic(deps: {
       deps.logger.error({ err, smsSid: input.sid }, 'submit failed unexpectedly');
       throw failure(false, UNKNOWN_ERROR);
     }
-  });
+  };
 }
 
 /**

@@ -39,7 +39,7 @@ import { SmsInbound } from './sms-inbound.js';
 import type { SmsMarkupDeps } from './sms-markup.js';
 import { SmsReceipts } from './sms-receipts.js';
 import { SmsResume } from './sms-resume.js';
-import { deliverToClientLogic, submitSmsLogic } from './sms-sending.js';
+import { deliverToClientLogic, submitSms } from './sms-sending.js';
 import { resolveSmsTimers, type SmsTimers } from './sms-timers.js';
 import { type SendSmsInput, SmsValidator } from './sms-validation.js';
 
@@ -133,7 +133,6 @@ export class SmsService {
     this.#callbacks = new SmsCallbacks({ accounts: deps.accounts, webhooks: deps.webhooks, logger });
     const machine = smsMachine.provide({
       actors: {
-        submitSms: submitSmsLogic({ link, store, logger }),
         deliverToClient: deliverToClientLogic(() => this.#clientMessenger),
         // Bound late: the inbound part needs the actors, which need this machine.
         handleInbound: fromPromise<void, { sid: string }>(({ input }) =>
@@ -147,6 +146,7 @@ export class SmsService {
       linkBound: () => link?.bound === true,
       receiptWaitMs: this.#t.RECEIPT_WAIT_MS,
       onStatus: (e) => this.#onStatus(e),
+      submit: submitSms({ link, store, logger }),
       onEvict: (sid, providerIds) => {
         this.#receipts.forget(providerIds);
         this.#resume.forget(sid);

@@ -2,15 +2,25 @@
  * SMS message actor (spec §SMS status (outbound)). One root actor per message.
  *
  *   boot ─┬─ inbound ─────────────▶ received (invokes handleInbound: SmsUrl markup) ─▶ handled
- *         ├─ recorded sent ───────▶ sent            (restored to take a late receipt)
- *         ├─ link down (SMPP) ────▶ queued ──link.up──▶ sending
- *         └─────────────────────────────────────────▶ sending (invokes submitSms / deliverToClient)
- *   sending ── done ─▶ sent ─┬─ all segments DELIVRD ──────▶ delivered
- *           │                ├─ a segment UNDELIV/EXPIRED ─▶ undelivered
- *           │                ├─ a segment REJECTD/DELETED… ─▶ failed
- *           │                └─ SIP MESSAGE (client) ──────▶ sentToClient (no receipts follow)
- *           ├─ error, requeue (link closing) ─▶ queued (recorded; resumed on the next start)
- *           └─ error ─▶ failed
+ *         ├─ recorded sent ───────▶ sent            (restored to take a late receipt; straight to
+ *         │                                          its final state if its outcomes decide it)
+ *         ├─ link down (SMPP) ────▶ queued ──link.up──▶ sendingCarrier
+ *         ├─ client: recipient ───▶ sendingClient (invokes deliverToClient)
+ *         └─────────────────────────────────────────▶ sendingCarrier (emits the `sms.submit` command)
+ *   sendingCarrier ── smpp.submitted ─▶ sent ─┬─ receipt: every segment DELIVRD ─────▶ delivered
+ *                                             ├─ receipt: a segment UNDELIV/EXPIRED ──▶ undelivered
+ *                                             └─ receipt: a segment REJECTD/DELETED… ─▶ failed
+ *   sendingClient ─── done ─▶ sentToClient (SIP MESSAGE: final, no receipts follow)
+ *   sending… ── smpp.submitFailed / error, requeue (link closing) ─▶ queued (recorded; resumed on
+ *            │                                                      the next start)
+ *            └─ smpp.submitFailed / error ─▶ failed
+ *
+ * The carrier submit is a port command (emitted `sms.submit`, outcome back as one event) rather than an
+ * invoked actor: a child actor per message cost as much as a third of this machine's runtime. The
+ * SIP MESSAGE delivery stays invoked (it is cancelled through its signal when the actor stops).
+ * Both sending states carry the `sending` tag. The states are flat and a receipt decides the
+ * message in the transition that takes it (no eventless step after each event): every state level
+ * and microstep costs the XState runtime allocations on each of the node's messages.
  *
  * Every status change is emitted once as `sms.status` with the statuses it may come from; the
  * service applies it to the store conditionally, so a duplicate or late event changes nothing.
@@ -38,9 +48,23 @@ const notProvided = <O, I>(name: string) =>
 const isSendFailure = (e: unknown): e is SendFailure =>
   typeof e === 'object' && e !== null && 'requeue' in e && 'errorCode' in e;
 
-/** Some segment has this receipt outcome (checked after every event in `sent`: no allocation). */
+/** Some segment has this receipt outcome (no allocation). */
 const hasOutcome = (c: SmsContext, outcome: SegmentOutcome): boolean =>
   c.providerIds.some((id) => c.outcomes[id] === outcome);
+
+type Receipt = Extract<SmsEvent, { type: 'smpp.receipt' }>;
+
+/** A segment's outcome once receipt `e` is taken (a pending receipt changes none). */
+const outcomeWith = (c: SmsContext, e: Receipt, id: string): SegmentOutcome | undefined =>
+  id === e.messageId && e.outcome !== 'pending' ? e.outcome : c.outcomes[id];
+
+/** Some segment has this outcome once receipt `e` is taken. */
+const hasOutcomeWith = (c: SmsContext, e: Receipt, outcome: SegmentOutcome): boolean =>
+  c.providerIds.some((id) => outcomeWith(c, e, id) === outcome);
+
+/** Every segment is delivered once receipt `e` is taken. */
+const isDeliveredWith = (c: SmsContext, e: Receipt): boolean =>
+  c.providerIds.length > 0 && c.providerIds.every((id) => outcomeWith(c, e, id) === 'delivered');
 
 const status = (type: 'emitStatus', from: readonly SmsStatus[], to: SmsStatus) =>
   ({ type, params: { from, to } }) as const;
@@ -53,10 +77,7 @@ const ON_SEND_ERROR = [
   {
     guard: 'isRequeue',
     target: '#sms.queued',
-    actions: [
-      status('emitStatus', [S.Sending], S.Queued),
-      { type: 'recordRecorded', params: { status: S.Queued } },
-    ],
+    actions: status('emitStatus', [S.Sending], S.Queued),
   },
   {
     target: '#sms.failed',
@@ -74,8 +95,6 @@ export const smsMachine = setup({
     tags: {} as SmsStatus,
   },
   actors: {
-    /** Submits over the carrier link; resolves with provider ids, rejects with a SendFailure. */
-    submitSms: notProvided<SendOutput, SendInput>('submitSms'),
     /** Sends a SIP MESSAGE to a registered client (`client:` recipients). */
     deliverToClient: notProvided<SendOutput, SendInput>('deliverToClient'),
     /** Inbound: fetch the number's SMS markup and run it (`<Sms>`, `<Redirect>`, `<Email>`). */
@@ -87,11 +106,18 @@ export const smsMachine = setup({
     isRecordedQueued: ({ context }) => context.recorded === S.Queued,
     isClientMessage: ({ context }) => context.channel === 'sip',
     isRequeue: ({ event }) => ('error' in event && isSendFailure(event.error) ? event.error.requeue : false),
-    hasFailedSegment: ({ context }) => hasOutcome(context, 'failed'),
-    hasUndeliveredSegment: ({ context }) => hasOutcome(context, 'undelivered'),
-    isAllDelivered: ({ context }) =>
+    isRecordedSentFailed: ({ context }) => context.recorded === S.Sent && hasOutcome(context, 'failed'),
+    isRecordedSentUndelivered: ({ context }) =>
+      context.recorded === S.Sent && hasOutcome(context, 'undelivered'),
+    isRecordedSentDelivered: ({ context }) =>
+      context.recorded === S.Sent &&
       context.providerIds.length > 0 &&
       context.providerIds.every((id) => context.outcomes[id] === 'delivered'),
+    receiptFails: ({ context, event }) =>
+      event.type === 'smpp.receipt' && hasOutcomeWith(context, event, 'failed'),
+    receiptUndelivers: ({ context, event }) =>
+      event.type === 'smpp.receipt' && hasOutcomeWith(context, event, 'undelivered'),
+    receiptDelivers: ({ context, event }) => event.type === 'smpp.receipt' && isDeliveredWith(context, event),
   },
   actions: {
     emitStatus: emit(({ context }, params: { from: readonly SmsStatus[]; to: SmsStatus }) => ({
@@ -102,6 +128,8 @@ export const smsMachine = setup({
       errorCode: context.errorCode,
       at: Date.now(),
     })),
+    /** The submit command (its outcome comes back as an event: no invoked actor per message). */
+    emitSubmit: emit(({ context }) => ({ type: 'sms.submit' as const, input: sendInput(context) })),
     emitSent: emit(({ context, event }) => {
       const out = (event as unknown as { output: SendOutput }).output;
       return {
@@ -115,7 +143,6 @@ export const smsMachine = setup({
         at: Date.now(),
       };
     }),
-    recordRecorded: assign({ recorded: (_, params: { status: SmsStatus }) => params.status }),
     recordProviderIds: assign({
       providerIds: ({ event }) => (event as unknown as { output: SendOutput }).output.providerIds,
     }),
@@ -159,71 +186,81 @@ export const smsMachine = setup({
     boot: {
       always: [
         { guard: 'isInbound', target: 'received' },
+        // A restored message whose recorded outcomes already decide it (the node stopped between
+        // recording a segment's outcome and the message's status).
+        {
+          guard: 'isRecordedSentFailed',
+          target: 'failed',
+          actions: status('emitStatus', [S.Sent], S.Failed),
+        },
+        {
+          guard: 'isRecordedSentUndelivered',
+          target: 'undelivered',
+          actions: status('emitStatus', [S.Sent], S.Undelivered),
+        },
+        {
+          guard: 'isRecordedSentDelivered',
+          target: 'delivered',
+          actions: status('emitStatus', [S.Sent], S.Delivered),
+        },
         { guard: 'isRecordedSent', target: 'sent' },
         { guard: 'isRecordedQueued', target: 'queued' },
-        // Straight to the way of sending, not through `sending.route`: one microstep less per message.
-        { guard: 'isClientMessage', target: 'sending.client' },
-        { target: 'sending.carrier' },
+        { guard: 'isClientMessage', target: 'sendingClient' },
+        { target: 'sendingCarrier' },
       ],
     },
     queued: {
       tags: [S.Queued],
       on: {
-        'link.up': {
-          target: 'sending',
-          actions: [
-            status('emitStatus', [S.Queued], S.Sending),
-            { type: 'recordRecorded', params: { status: S.Sending } },
-          ],
-        },
+        'link.up': [
+          {
+            guard: 'isClientMessage',
+            target: 'sendingClient',
+            actions: status('emitStatus', [S.Queued], S.Sending),
+          },
+          { target: 'sendingCarrier', actions: status('emitStatus', [S.Queued], S.Sending) },
+        ],
       },
     },
-    sending: {
+    sendingCarrier: {
       tags: [S.Sending],
-      initial: 'route',
-      states: {
-        route: { always: [{ guard: 'isClientMessage', target: 'client' }, { target: 'carrier' }] },
-        carrier: {
-          invoke: {
-            src: 'submitSms',
-            input: ({ context }) => sendInput(context),
-            onDone: {
-              target: '#sms.sent',
-              actions: [
-                'recordProviderIds',
-                'emitSent',
-                { type: 'recordRecorded', params: { status: S.Sent } },
-              ],
-            },
-            onError: ON_SEND_ERROR,
-          },
-        },
-        client: {
-          invoke: {
-            src: 'deliverToClient',
-            input: ({ context }) => sendInput(context),
-            onDone: { target: '#sms.sentToClient', actions: ['emitSent'] },
-            onError: ON_SEND_ERROR,
-          },
-        },
+      entry: 'emitSubmit',
+      on: {
+        'smpp.submitted': { target: 'sent', actions: ['recordProviderIds', 'emitSent'] },
+        'smpp.submitFailed': ON_SEND_ERROR,
+      },
+    },
+    sendingClient: {
+      tags: [S.Sending],
+      invoke: {
+        src: 'deliverToClient',
+        input: ({ context }) => sendInput(context),
+        onDone: { target: 'sentToClient', actions: 'emitSent' },
+        onError: ON_SEND_ERROR,
       },
     },
     sent: {
       tags: [S.Sent],
-      on: { 'smpp.receipt': { actions: 'recordReceipt' } },
-      always: [
-        { guard: 'hasFailedSegment', target: 'failed', actions: status('emitStatus', [S.Sent], S.Failed) },
-        {
-          guard: 'hasUndeliveredSegment',
-          target: 'undelivered',
-          actions: status('emitStatus', [S.Sent], S.Undelivered),
-        },
-        {
-          guard: 'isAllDelivered',
-          target: 'delivered',
-          actions: status('emitStatus', [S.Sent], S.Delivered),
-        },
-      ],
+      on: {
+        'smpp.receipt': [
+          {
+            guard: 'receiptFails',
+            target: 'failed',
+            actions: ['recordReceipt', status('emitStatus', [S.Sent], S.Failed)],
+          },
+          {
+            guard: 'receiptUndelivers',
+            target: 'undelivered',
+            actions: ['recordReceipt', status('emitStatus', [S.Sent], S.Undelivered)],
+          },
+          {
+            guard: 'receiptDelivers',
+            target: 'delivered',
+            actions: ['recordReceipt', status('emitStatus', [S.Sent], S.Delivered)],
+          },
+          { actions: 'recordReceipt' },
+        ],
+      },
     },
     sentToClient: { tags: [S.Sent], type: 'final' },
     delivered: { tags: [S.Delivered], type: 'final' },

@@ -16,7 +16,7 @@ export interface SmsContext {
   readonly body: string;
   readonly channel: SmsChannel;
   readonly direction: SmsDirection;
-  /** The status last recorded in the store (the machine emits a change only when it differs). */
+  /** Status of the record the actor starts from (new, resumed or restored): `boot` routes on it. */
   readonly recorded: SmsStatus;
   readonly destinationNetworkId: string | null;
   /** Normalised provider message ids, one per segment, once sent. */
@@ -53,9 +53,13 @@ export type SmsEvent =
       readonly messageId: string;
       readonly outcome: SegmentOutcome | 'pending';
       readonly errorCode: number | null;
-    };
+    }
+  /** The outcome of the `sms.submit` command: the SMSC took every segment. */
+  | { readonly type: 'smpp.submitted'; readonly output: SendOutput }
+  /** The outcome of the `sms.submit` command: not sent (as data, see SendFailure). */
+  | { readonly type: 'smpp.submitFailed'; readonly error: SendFailure };
 
-/** What `submitSms` / `deliverToClient` resolve with. */
+/** What a submit (`smpp.submitted`) and `deliverToClient` give back. */
 export interface SendOutput {
   /** Normalised provider message ids, one per segment (empty for SIP MESSAGE). */
   readonly providerIds: readonly string[];
@@ -72,7 +76,7 @@ export interface SendFailure {
   readonly errorMessage: string | null;
 }
 
-/** Input of `submitSms` / `deliverToClient`. */
+/** Input of a submit (`sms.submit`) and of `deliverToClient`. */
 export interface SendInput {
   readonly sid: string;
   readonly accountSid: string;
@@ -97,5 +101,14 @@ export interface SmsStatusChanged {
   readonly at: number;
 }
 
+/**
+ * Command emitted on entering the carrier's sending state: submit the message over the carrier link.
+ * Its outcome comes back as exactly one `smpp.submitted` or `smpp.submitFailed` event.
+ */
+export interface SmsSubmit {
+  readonly type: 'sms.submit';
+  readonly input: SendInput;
+}
+
 /** Everything the SMS actor emits. */
-export type SmsEmitted = SmsStatusChanged;
+export type SmsEmitted = SmsStatusChanged | SmsSubmit;

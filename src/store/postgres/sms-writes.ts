@@ -11,6 +11,7 @@
  * transition before the receipt's).
  */
 import type { SmsMessage, SmsTransition } from '../sms-store.js';
+import { invalidTextReason, StoreInputError } from '../store-errors.js';
 import { type Db, retryingDeadlocks, type SQLQuery, sql } from './db.js';
 import { toMessage } from './sms-rows.js';
 
@@ -23,6 +24,8 @@ export type SmsWrite =
     }
   | { readonly kind: 'attempt'; readonly sid: string }
   | { readonly kind: 'transition'; readonly t: SmsTransition };
+
+type InsertWrite = Extract<SmsWrite, { kind: 'insert' }>;
 
 /** The message a write is for (one per batch). */
 export function sidOfWrite(w: SmsWrite): string {
@@ -39,21 +42,68 @@ export function sidOfWrite(w: SmsWrite): string {
 /** A write's result: the changed message for a transition (null when its status was not in `from`). */
 export type SmsWriteResult = SmsMessage | null | undefined;
 
-function insertCte(rows: ReadonlyArray<Extract<SmsWrite, { kind: 'insert' }>>): SQLQuery {
-  const values = rows.map(
-    ({
-      m,
-      claim,
-    }) => sql`(${m.sid}, ${m.accountSid}, ${m.from}, ${m.to}, ${m.body}, ${m.status}, ${m.direction},
-        ${m.channel}, ${m.price}, ${m.priceUnit}, ${m.apiVersion}, ${m.errorCode}, ${m.errorMessage},
-        ${m.statusCallback}, ${m.destinationNetworkId}, ${m.segments}, ${m.possibleDuplicate}, ${claim?.node ?? null},
-        ${claim?.until ?? null}, ${m.dateSent}, ${m.dateCreated}, ${m.dateUpdated})`,
-  );
+/** The text columns of an insert in the statement's order: the first bad one is the one named. */
+const INSERT_TEXT: ReadonlyArray<readonly [string, (w: InsertWrite) => string | null]> = [
+  ['sid', (w) => w.m.sid],
+  ['account_sid', (w) => w.m.accountSid],
+  ['from_address', (w) => w.m.from],
+  ['to_address', (w) => w.m.to],
+  ['body', (w) => w.m.body],
+  ['status', (w) => w.m.status],
+  ['direction', (w) => w.m.direction],
+  ['channel', (w) => w.m.channel],
+  ['price_unit', (w) => w.m.priceUnit],
+  ['api_version', (w) => w.m.apiVersion],
+  ['error_message', (w) => w.m.errorMessage],
+  ['status_callback', (w) => w.m.statusCallback],
+  ['destination_network_id', (w) => w.m.destinationNetworkId],
+  ['claimed_by', (w) => w.claim?.node ?? null],
+];
+
+/**
+ * Refuses a row Postgres cannot store, naming its column: the statement passes each column as one
+ * array, where the store's own check could only name the parameter.
+ */
+function assertStorableRow(w: InsertWrite): void {
+  for (const [column, get] of INSERT_TEXT) {
+    const v = get(w);
+    const reason = v === null ? null : invalidTextReason(v);
+    if (reason) throw new StoreInputError(column, reason);
+  }
+}
+
+/** A timestamp as epoch milliseconds (an array of numbers costs the driver less than one of Dates). */
+const ms = (d: Date | null | undefined): number | null => (d ? d.getTime() : null);
+
+/**
+ * The inserts as one array per column (`unnest`): the statement's text is the same for any number
+ * of rows, so the driver formats 22 parameters rather than 22 per row.
+ */
+function insertCte(rows: ReadonlyArray<InsertWrite>): SQLQuery {
+  const col = <V>(get: (w: InsertWrite) => V): V[] => rows.map(get);
+  for (const w of rows) assertStorableRow(w);
   return sql`ins AS (
       INSERT INTO sms_messages (sid, account_sid, from_address, to_address, body, status, direction, channel,
         price, price_unit, api_version, error_code, error_message, status_callback, destination_network_id,
         segments, possible_duplicate, claimed_by, claimed_until, date_sent, date_created, date_updated)
-      VALUES ${sql.join(values, sql`, `)}
+      SELECT r.sid, r.account_sid, r.from_address, r.to_address, r.body, r.status, r.direction, r.channel,
+        r.price, r.price_unit, r.api_version, r.error_code, r.error_message, r.status_callback,
+        r.destination_network_id, r.segments, r.possible_duplicate, r.claimed_by,
+        to_timestamp(r.claimed_until / 1000.0), to_timestamp(r.date_sent / 1000.0),
+        to_timestamp(r.date_created / 1000.0), to_timestamp(r.date_updated / 1000.0)
+      FROM unnest(${col((w) => w.m.sid)}::text[], ${col((w) => w.m.accountSid)}::text[],
+        ${col((w) => w.m.from)}::text[], ${col((w) => w.m.to)}::text[], ${col((w) => w.m.body)}::text[],
+        ${col((w) => w.m.status)}::text[], ${col((w) => w.m.direction)}::text[], ${col((w) => w.m.channel)}::text[],
+        ${col((w) => w.m.price)}::numeric[], ${col((w) => w.m.priceUnit)}::text[],
+        ${col((w) => w.m.apiVersion)}::text[], ${col((w) => w.m.errorCode)}::integer[],
+        ${col((w) => w.m.errorMessage)}::text[], ${col((w) => w.m.statusCallback)}::text[],
+        ${col((w) => w.m.destinationNetworkId)}::text[], ${col((w) => w.m.segments)}::integer[],
+        ${col((w) => w.m.possibleDuplicate)}::boolean[], ${col((w) => w.claim?.node ?? null)}::text[],
+        ${col((w) => ms(w.claim?.until))}::float8[], ${col((w) => ms(w.m.dateSent))}::float8[],
+        ${col((w) => ms(w.m.dateCreated))}::float8[], ${col((w) => ms(w.m.dateUpdated))}::float8[])
+        AS r(sid, account_sid, from_address, to_address, body, status, direction, channel, price, price_unit,
+          api_version, error_code, error_message, status_callback, destination_network_id, segments,
+          possible_duplicate, claimed_by, claimed_until, date_sent, date_created, date_updated)
       ON CONFLICT (sid) DO NOTHING)`;
 }
 
@@ -68,11 +118,7 @@ function attemptCte(sids: readonly string[]): SQLQuery {
  * rows that changed are inserted in the same statement. The changed rows come back as `u`.
  */
 function transitionCtes(batch: readonly SmsTransition[]): SQLQuery {
-  const values = batch.map(
-    (t) => sql`(${t.sid}::text, ${t.to}::text, ${[...t.from]}::text[], ${t.errorCode !== undefined}::boolean,
-        ${t.errorCode ?? null}::integer, ${t.errorMessage ?? null}::text, ${t.possibleDuplicate === true}::boolean,
-        ${t.dateSent ?? null}::timestamptz, ${t.providerIds?.length ?? null}::integer)`,
-  );
+  const col = <V>(get: (t: SmsTransition) => V): V[] => batch.map(get);
   const ids: string[] = [];
   const idSids: string[] = [];
   const segs: number[] = [];
@@ -83,8 +129,17 @@ function transitionCtes(batch: readonly SmsTransition[]): SQLQuery {
       segs.push(i);
     });
   }
-  return sql`v (sid, next, from_list, set_error, error_code, error_message, dup, date_sent, segments) AS (
-        VALUES ${sql.join(values, sql`, `)}
+  // One array per column, as for the inserts; `from` goes as a comma-separated list (an array of
+  // arrays would be flattened by unnest; statuses hold no comma).
+  return sql`v AS (
+        SELECT r.sid, r.next, string_to_array(r.from_csv, ',') AS from_list, r.set_error, r.error_code,
+          r.error_message, r.dup, to_timestamp(r.date_sent / 1000.0) AS date_sent, r.segments
+        FROM unnest(${col((t) => t.sid)}::text[], ${col((t) => t.to)}::text[],
+          ${col((t) => t.from.join(','))}::text[], ${col((t) => t.errorCode !== undefined)}::boolean[],
+          ${col((t) => t.errorCode ?? null)}::integer[], ${col((t) => t.errorMessage ?? null)}::text[],
+          ${col((t) => t.possibleDuplicate === true)}::boolean[], ${col((t) => ms(t.dateSent))}::float8[],
+          ${col((t) => t.providerIds?.length ?? null)}::integer[])
+          AS r(sid, next, from_csv, set_error, error_code, error_message, dup, date_sent, segments)
       ),
       u AS (
         UPDATE sms_messages m SET
@@ -112,7 +167,7 @@ function transitionCtes(batch: readonly SmsTransition[]): SQLQuery {
 
 /** Writes a batch (at most one write per message) in one statement; results in the batch's order. */
 export async function writeSmsBatch(db: Db, batch: readonly SmsWrite[]): Promise<SmsWriteResult[]> {
-  const inserts: Array<Extract<SmsWrite, { kind: 'insert' }>> = [];
+  const inserts: Array<InsertWrite> = [];
   const attempts: string[] = [];
   const transitions: SmsTransition[] = [];
   for (const w of batch) {

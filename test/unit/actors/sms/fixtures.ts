@@ -29,17 +29,13 @@ export function number(fields: Partial<IncomingNumber> = {}): IncomingNumber {
   } as IncomingNumber;
 }
 
+/** A promise that never settles: a submit or an invoked actor that tests leave pending. */
+export const never = () => new Promise<never>(() => {});
+
 /** The SMS machine whose invoked actors never settle unless given (tests drive receipts and statuses). */
-export function machineWith(
-  actors: {
-    submit?: (input: SendInput) => Promise<SendOutput>;
-    inbound?: (sid: string) => Promise<void>;
-  } = {},
-) {
-  const never = () => new Promise<never>(() => {});
+export function machineWith(actors: { inbound?: (sid: string) => Promise<void> } = {}) {
   return smsMachine.provide({
     actors: {
-      submitSms: fromPromise<SendOutput, SendInput>(({ input }) => (actors.submit ?? never)(input)),
       deliverToClient: fromPromise<SendOutput, SendInput>(never),
       handleInbound: fromPromise<void, { sid: string }>(({ input }) => (actors.inbound ?? never)(input.sid)),
     },

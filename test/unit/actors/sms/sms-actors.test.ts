@@ -5,14 +5,15 @@ import type { SendOutput, SmsStatusChanged } from '../../../../src/actors/sms/sm
 import { inputOf, SmsActors } from '../../../../src/actors/sms/sms-actors.js';
 import { SmsDirection, SmsStatus } from '../../../../src/store/sms-store.js';
 import { receivedSms } from '../../../support/records.js';
-import { deferred, flush, machineWith, silent } from './fixtures.js';
+import { deferred, flush, machineWith, never, silent } from './fixtures.js';
 
 function pool(opts: { bound?: boolean; submit?: () => Promise<SendOutput> } = {}) {
   const writes = new SidChains(() => {});
   const statuses: SmsStatusChanged[] = [];
   const evicted: Array<[string, readonly string[]]> = [];
   const actors = new SmsActors({
-    machine: machineWith(opts.submit ? { submit: opts.submit } : {}),
+    machine: machineWith(),
+    submit: opts.submit ?? never,
     writes,
     linkBound: () => opts.bound ?? false,
     receiptWaitMs: 1_000,

@@ -11,7 +11,7 @@ import {
   SmsStatus,
 } from '../../../../src/store/sms-store.js';
 import { receivedSms } from '../../../support/records.js';
-import { machineWith, silent } from './fixtures.js';
+import { machineWith, never, silent } from './fixtures.js';
 
 const LOOKUP_MS = 100;
 
@@ -36,6 +36,7 @@ function world(stored: Map<string, { message: SmsMessage; providerIds: string[] 
   let receipts: SmsReceipts | undefined;
   const actors = new SmsActors({
     machine: machineWith(),
+    submit: never,
     writes,
     linkBound: () => true,
     receiptWaitMs: 60_000,

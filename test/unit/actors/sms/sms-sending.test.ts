@@ -1,9 +1,14 @@
-/** The invoked actors that send: SMPP results and failures as data, SIP MESSAGE statuses as spec codes. */
+/** Sending: SMPP results and failures as data, SIP MESSAGE statuses as spec codes. */
 import { describe, expect, it } from 'vitest';
 import { createActor, type fromPromise, setup, toPromise } from 'xstate';
 import type { ClientDelivery, ClientMessenger } from '../../../../src/actors/sms/client-messenger.js';
 import type { SendInput, SendOutput } from '../../../../src/actors/sms/sms.types.js';
-import { deliverToClientLogic, failure, submitSmsLogic } from '../../../../src/actors/sms/sms-sending.js';
+import {
+  deliverToClientLogic,
+  failure,
+  type SubmitSms,
+  submitSms as submitSmsLogic,
+} from '../../../../src/actors/sms/sms-sending.js';
 import { type CarrierLink, CommandStatus, type OutboundSms, SmppError } from '../../../../src/smpp/port.js';
 import { silent } from './fixtures.js';
 
@@ -16,8 +21,9 @@ const input: SendInput = {
   destinationNetworkId: null,
 };
 
-/** Runs one invoked-actor logic to its result, as the machine would. */
-function run(logic: ReturnType<typeof fromPromise<SendOutput, SendInput>>, i: SendInput = input) {
+/** Runs one invoked-actor logic to its result, as the machine would; a submit is a plain call. */
+function run(logic: ReturnType<typeof fromPromise<SendOutput, SendInput>> | SubmitSms, i: SendInput = input) {
+  if (typeof logic === 'function') return logic(i);
   return toPromise(createActor(logic, { input: i }).start());
 }
 

@@ -41,10 +41,6 @@ function start(input: Partial<SmsInput> = {}) {
   const submitted: SendInput[] = [];
   const machine = smsMachine.provide({
     actors: {
-      submitSms: fromPromise<SendOutput, SendInput>(({ input: i }) => {
-        submitted.push(i);
-        return submit.promise;
-      }),
       deliverToClient: fromPromise<SendOutput, SendInput>(() => client.promise),
       handleInbound: fromPromise<void, { sid: string }>(() => inbound.promise),
     },
@@ -52,6 +48,14 @@ function start(input: Partial<SmsInput> = {}) {
   const actor = createActor(machine, { input: { ...base, ...input } });
   const emitted: SmsStatusChanged[] = [];
   actor.on('sms.status', (e) => emitted.push(e));
+  // The submit command, run as the service runs it: its outcome goes back as one event.
+  actor.on('sms.submit', (e) => {
+    submitted.push(e.input);
+    submit.promise.then(
+      (output) => actor.send({ type: 'smpp.submitted', output }),
+      (error: SendFailure) => actor.send({ type: 'smpp.submitFailed', error }),
+    );
+  });
   actor.start();
   const status = (): SmsStatus => statusOf(actor.getSnapshot());
   return { actor, submit, client, inbound, submitted, emitted, status };
@@ -155,6 +159,18 @@ describe('sms machine', () => {
     const u = start({ status: 'sent', providerIds: ['e1', 'e2'], outcomes: { e1: 'delivered' } });
     u.actor.send({ type: 'smpp.receipt', messageId: 'e2', outcome: 'delivered', errorCode: null });
     expect(u.status()).toBe('delivered');
+    // Restored with outcomes that already decide it (stopped between a segment's outcome and the
+    // message's status): final at once, the change emitted once.
+    const v = start({
+      status: 'sent',
+      providerIds: ['f1', 'f2'],
+      outcomes: { f1: 'delivered', f2: 'failed' },
+    });
+    expect(v.status()).toBe('failed');
+    expect(v.emitted.map((e) => [e.from, e.to])).toEqual([[['sent'], 'failed']]);
+    const w = start({ status: 'sent', providerIds: ['g1'], outcomes: { g1: 'delivered' } });
+    expect(w.status()).toBe('delivered');
+    expect(w.emitted).toHaveLength(1);
   });
 
   it('client recipients go over SIP MESSAGE: 2xx → sent (final, no receipts); otherwise failed', async () => {
