@@ -1,6 +1,7 @@
 /**
  * Stateless digest nonces: an HMAC of issue time, realm and source address; no store involved.
  */
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { issueNonce, verifyNonce } from '../../../src/sip/digest.js';
 
@@ -38,5 +39,27 @@ describe('stateless nonces', () => {
     expect(
       verifyNonce(SECRET, `${later}.${nonce.split('.')[1]}`, 'example.test', '192.0.2.1', TTL, now),
     ).toBe('invalid');
+  });
+});
+
+describe('the nonce MAC', () => {
+  // The MAC is HMAC-SHA256 (RFC 2104) truncated to 16 bytes, whatever way it is computed.
+  const reference = (secret: string, issuedAt: string, realm: string, source: string) =>
+    createHmac('sha256', Buffer.from(secret, 'utf8'))
+      .update(`${issuedAt}\n${realm.toLowerCase()}\n${source}`)
+      .digest('hex')
+      .slice(0, 32);
+
+  it.each([
+    ['a 64-character secret', SECRET, 'example.test'],
+    ['a short secret', 'k', 'example.test'],
+    ['a secret longer than the hash block', 's'.repeat(200), 'example.test'],
+    ['a realm outside ASCII', SECRET, 'exämple.test'],
+    ['a very long realm', SECRET, `${'r'.repeat(2000)}.test`],
+  ])('is HMAC-SHA256 with %s', (_what, secret, realm) => {
+    const now = 1_700_000_000_123;
+    const nonce = issueNonce(secret, realm, '192.0.2.1', now);
+    expect(nonce).toBe(`${now.toString(16)}.${reference(secret, now.toString(16), realm, '192.0.2.1')}`);
+    expect(verifyNonce(secret, nonce, realm, '192.0.2.1', TTL, now)).toBe('valid');
   });
 });
