@@ -9,6 +9,7 @@
 import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { StackAuth, StackMessage } from 'sip';
 import { hmacKey } from '../security/credentials.js';
+import { detached } from './message.js';
 
 // One-shot hashing (no Hash object per call): three of these per authenticated REGISTER.
 export const md5 = (s: string): string => hash('md5', Buffer.from(s, 'latin1'), 'hex');
@@ -92,13 +93,14 @@ export function verifyNonce(
   return Math.abs(age) <= ttlMs ? 'valid' : 'stale';
 }
 
-const unquote = (v: string | undefined): string | undefined =>
-  v === undefined
-    ? undefined
-    : v.startsWith('"') && v.endsWith('"')
-      ? v.slice(1, -1).replace(/\\(.)/g, '$1')
-      : v;
-const quote = (v: string): string => `"${v.replace(/(["\\])/g, '\\$1')}"`;
+// Escapes are rare in these values: the pattern runs only where there is one.
+const unquote = (v: string | undefined): string | undefined => {
+  if (v === undefined || !(v.startsWith('"') && v.endsWith('"'))) return v;
+  const inner = v.slice(1, -1);
+  return inner.includes('\\') ? inner.replace(/\\(.)/g, '$1') : inner;
+};
+const quote = (v: string): string =>
+  v.includes('"') || v.includes('\\') ? `"${v.replace(/(["\\])/g, '\\$1')}"` : `"${v}"`;
 
 export interface DigestCredentials {
   readonly username: string;
@@ -115,28 +117,45 @@ export interface DigestCredentials {
 /** The Digest credentials in an Authorization/Proxy-Authorization header (parsed by the stack). */
 export function readCredentials(auth: StackAuth | undefined): DigestCredentials | null {
   if (!auth || auth.scheme?.toLowerCase() !== 'digest') return null;
-  const get = (k: string) => unquote(auth[k]);
-  const username = get('username');
-  const realm = get('realm');
-  const nonce = get('nonce');
-  const uri = get('uri');
-  const response = get('response');
+  const username = unquote(auth.username);
+  const realm = unquote(auth.realm);
+  const nonce = unquote(auth.nonce);
+  const uri = unquote(auth.uri);
+  const response = unquote(auth.response);
   if (!username || realm === undefined || !nonce || !uri || !response) return null;
-  const qop = get('qop');
-  const nc = get('nc');
-  const cnonce = get('cnonce');
-  const algorithm = get('algorithm');
-  return {
+  // Optional members are set only when present (the credentials compare equal to a literal).
+  const c: { -readonly [K in keyof DigestCredentials]: DigestCredentials[K] } = {
     username,
     realm,
     nonce,
     uri,
     response,
-    ...(qop !== undefined ? { qop } : {}),
-    ...(nc !== undefined ? { nc } : {}),
-    ...(cnonce !== undefined ? { cnonce } : {}),
-    ...(algorithm !== undefined ? { algorithm } : {}),
   };
+  const qop = unquote(auth.qop);
+  if (qop !== undefined) c.qop = qop;
+  const nc = unquote(auth.nc);
+  if (nc !== undefined) c.nc = nc;
+  const cnonce = unquote(auth.cnonce);
+  if (cnonce !== undefined) c.cnonce = cnonce;
+  const algorithm = unquote(auth.algorithm);
+  if (algorithm !== undefined) c.algorithm = algorithm;
+  return c;
+}
+
+/** HA2 by `method:uri`: every client of a domain REGISTERs with the same Request-URI. Bounded. */
+const ha2s = new Map<string, string>();
+const MAX_HA2S = 1_024;
+
+function ha2Of(method: string, uri: string): string {
+  const a2 = `${method}:${uri}`;
+  let ha2 = ha2s.get(a2);
+  if (ha2 === undefined) {
+    ha2 = md5(a2);
+    if (ha2s.size >= MAX_HA2S) ha2s.clear();
+    // A copy: the URI is a slice of the request's text, which the key must not keep alive.
+    ha2s.set(detached(a2), ha2);
+  }
+  return ha2;
 }
 
 /** The response value a client with `ha1` must send for `method`. */
@@ -145,7 +164,7 @@ export function expectedResponse(
   method: string,
   c: Omit<DigestCredentials, 'response'>,
 ): string {
-  const ha2 = md5(`${method}:${c.uri}`);
+  const ha2 = ha2Of(method, c.uri);
   return c.qop
     ? md5(`${ha1}:${c.nonce}:${c.nc ?? ''}:${c.cnonce ?? ''}:${c.qop}:${ha2}`)
     : md5(`${ha1}:${c.nonce}:${ha2}`);

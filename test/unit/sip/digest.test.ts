@@ -3,7 +3,16 @@
  */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { issueNonce, verifyNonce } from '../../../src/sip/digest.js';
+import {
+  authorize,
+  challengeHeader,
+  digestHa1,
+  issueNonce,
+  readChallenge,
+  readCredentials,
+  responseMatches,
+  verifyNonce,
+} from '../../../src/sip/digest.js';
 
 const SECRET = 'a'.repeat(64);
 const TTL = 300_000;
@@ -61,5 +70,52 @@ describe('the nonce MAC', () => {
     const nonce = issueNonce(secret, realm, '192.0.2.1', now);
     expect(nonce).toBe(`${now.toString(16)}.${reference(secret, now.toString(16), realm, '192.0.2.1')}`);
     expect(verifyNonce(secret, nonce, realm, '192.0.2.1', TTL, now)).toBe('valid');
+  });
+});
+
+describe('credentials and challenges as the stack parses them (quoted strings)', () => {
+  it('reads credentials, taking escapes out of quoted values', () => {
+    const c = readCredentials({
+      scheme: 'Digest',
+      username: '"al\\"ice"',
+      realm: '"example.test"',
+      nonce: '"n1"',
+      uri: '"sip:example.test"',
+      response: '"0123"',
+      qop: 'auth',
+      nc: '00000001',
+      cnonce: '"c\\\\1"',
+    });
+    expect(c).toEqual({
+      username: 'al"ice',
+      realm: 'example.test',
+      nonce: 'n1',
+      uri: 'sip:example.test',
+      response: '0123',
+      qop: 'auth',
+      nc: '00000001',
+      cnonce: 'c\\1',
+    });
+    expect(
+      readCredentials({ scheme: 'Digest', username: '"a"', realm: '""', nonce: '"n"', uri: '"u"' }),
+    ).toBeNull();
+  });
+
+  it('answers a challenge with quoted values escaped, and the server accepts the answer', () => {
+    const challenge = readChallenge(challengeHeader('example.test', 'n"1'));
+    expect(challenge).toEqual({
+      realm: 'example.test',
+      nonce: 'n"1',
+      qop: 'auth',
+      algorithm: 'MD5',
+      stale: false,
+    });
+    const auth = authorize(challenge!, { username: 'b\\ob', password: 'pw' }, 'REGISTER', 'sip:example.test');
+    expect(auth?.username).toBe('"b\\\\ob"');
+    expect(auth?.nonce).toBe('"n\\"1"');
+    const c = readCredentials(auth!);
+    expect(c?.username).toBe('b\\ob');
+    expect(responseMatches(digestHa1('b\\ob', 'example.test', 'pw'), 'REGISTER', c!)).toBe(true);
+    expect(responseMatches(digestHa1('b\\ob', 'example.test', 'other'), 'REGISTER', c!)).toBe(false);
   });
 });
