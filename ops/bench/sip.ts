@@ -8,7 +8,9 @@
  *      both, their ratio and each one's CPU per registration. Goal ≥ 12,000/s (≥ 0.5× Kamailio).
  *   2. Plain INVITE/200/ACK/BYE at 200 calls/s against a bare answerer (SipStack + SipLegs):
  *      achieved rate, failures, and the stack's CPU per call.
- * Columns: sipp's retransmissions and the machine's UDP receive-buffer drops during the step.
+ * Columns: the server's CPU per registration and the kernel's part of it (sends and receives), the
+ * local redis-server's CPU per registration (the machine's shared Redis: other clients count too),
+ * sipp's retransmissions and the machine's UDP receive-buffer drops during the step.
  * Rates are sipp's achieved ones (successful calls / elapsed), not `-r`. A warm-up pass registers
  * every user once first (the server's credential cache and both registrars' bindings are warm, as
  * in service, where clients refresh).
@@ -16,7 +18,7 @@
  * Diagnostics: BENCH_LOOP_LAG=1 (event-loop stalls per second), BENCH_TRACE_GC=1, BENCH_CPU_PROF=<dir>,
  *   BENCH_SERVER_ARGS=<node options> (e.g. --heap-prof --heap-prof-dir=/abs/dir).
  */
-import { fork } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -102,6 +104,10 @@ interface Target {
   readonly name: string;
   readonly address: string;
   readonly cpuSeconds: () => number;
+  /** Of those, the seconds spent in the kernel (null when not read). */
+  readonly systemSeconds: (() => number) | null;
+  /** CPU seconds of the Redis server it writes to (null when it uses none). */
+  readonly redisSeconds: (() => number) | null;
   /** Achieved rate and p99 of the highest step passed so far (every lower step passed too). */
   best: number;
   bestP99: number;
@@ -112,6 +118,25 @@ interface Target {
 }
 
 const P99_LIMIT_MS = 50;
+
+/** Kernel CPU seconds of a process so far (/proc stime): sends and receives, not JavaScript. */
+function systemSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return Number(fields[12] ?? 0) / 100;
+}
+
+/**
+ * The local redis-server's pid (the machine's shared one: other clients' work counts too), or null.
+ * Its CPU belongs to a registration as much as the server's does: both share the machine's cores.
+ */
+function redisPid(): number | null {
+  try {
+    const out = execFileSync('pgrep', ['-x', 'redis-server'], { encoding: 'utf8' }).trim().split('\n');
+    return out.length === 1 && out[0] ? Number(out[0]) : null;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * Datagrams the kernel dropped for a full socket receive buffer, machine-wide (/proc/net/snmp
@@ -158,9 +183,14 @@ async function registerRun(address: string, csv: string, rate: number, seconds: 
 
 async function step(t: Target, csv: string, rate: number): Promise<void> {
   const cpu0 = t.cpuSeconds();
+  const sys0 = t.systemSeconds?.() ?? 0;
+  const redis0 = t.redisSeconds?.() ?? 0;
   const drops0 = udpReceiveDrops();
   const r = await registerRun(t.address, csv, rate, STEP_SECONDS);
   const cpu = t.cpuSeconds() - cpu0;
+  const sys = (t.systemSeconds?.() ?? 0) - sys0;
+  const redis = (t.redisSeconds?.() ?? 0) - redis0;
+  const perReg = (seconds: number) => ((seconds * 1000) / Math.max(1, r.successful)).toFixed(3);
   const drops = udpReceiveDrops() - drops0;
   const achieved = r.elapsed > 0 ? r.successful / r.elapsed : 0;
   const p50 = percentile(r.rtts, 50);
@@ -174,8 +204,10 @@ async function step(t: Target, csv: string, rate: number): Promise<void> {
       String(r.successful).padStart(7),
       String(r.failed).padStart(6),
       `${p50} / ${p99} / ${r.rtts[r.rtts.length - 1] ?? '?'}`.padStart(18),
-      ((cpu * 1000) / Math.max(1, r.successful)).toFixed(3).padStart(9),
+      perReg(cpu).padStart(9),
+      (t.systemSeconds ? perReg(sys) : '-').padStart(6),
       `${((cpu / Math.max(0.001, r.elapsed)) * 100).toFixed(0)} %`.padStart(6),
+      (t.redisSeconds ? perReg(redis) : '-').padStart(6),
       String(r.retransmissions).padStart(7),
       String(drops).padStart(7),
       pass ? 'pass' : 'FAIL',
@@ -201,11 +233,14 @@ async function registrations(): Promise<void> {
       if (!kamailio) console.log(`Kamailio left out: ${KAMAILIO_MISSING}`);
     }
     const csv = await provisionClients(ns.databaseUrl, dir);
+    const redis = redisPid();
     const targets: Target[] = [
       {
         name: 'switchboard',
         address: `${SERVER_IP}:${sipPort}`,
         cpuSeconds: () => cpuSeconds(server.pid as number),
+        systemSeconds: () => systemSeconds(server.pid as number),
+        redisSeconds: redis === null ? null : () => cpuSeconds(redis),
         best: 0,
         bestP99: Number.NaN,
         slow: false,
@@ -218,6 +253,8 @@ async function registrations(): Promise<void> {
         name: 'kamailio',
         address: `${KAMAILIO_IP}:${k.port}`,
         cpuSeconds: () => k.cpuSeconds(),
+        systemSeconds: null,
+        redisSeconds: null,
         best: 0,
         bestP99: Number.NaN,
         slow: false,
@@ -239,7 +276,7 @@ async function registrations(): Promise<void> {
       console.log(`warm-up ${t.name}: ${warm.successful} registered, ${warm.failed} failed`);
     }
     console.log(
-      ' rate/s | registrar   | achieved |      ok | failed | p50 / p99 / max ms | CPU ms/reg |  core | retrans |   drops | step',
+      ' rate/s | registrar   | achieved |      ok | failed | p50 / p99 / max ms | CPU ms/reg | of it sys |  core | redis ms/reg | retrans |   drops | step',
     );
     for (const rate of RATES) {
       const running = targets.filter((t) => !t.stopped);

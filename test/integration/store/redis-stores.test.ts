@@ -212,6 +212,31 @@ describe.each([
     expect(await store.digestSecret()).toBe(secret);
   });
 
+  it('refreshes bindings the earlier script wrote (cjson: its own key order, escaped slashes)', async () => {
+    const store = new RedisRegistrationStore(redis, keys);
+    const aor = 'legacy@example.test';
+    const later = Date.now() + 60_000;
+    const old = { ...binding(aor, 'sip:legacy@127.0.0.1', later), userAgent: 'UA/1.0 "x"' };
+    const { registeredAt: first, expiresAt, userAgent, ...others } = old;
+    // cjson escapes `/` (valid JSON) and keeps no key order.
+    const stored = JSON.stringify({ registeredAt: first - 1, userAgent, expiresAt, ...others }).replaceAll(
+      '/',
+      '\\/',
+    );
+    expect(stored).toContain('\\/');
+    expect(JSON.parse(stored)).toEqual({ ...old, registeredAt: first - 1 });
+    await redis.hSet(keys.sipBindings(aor), old.contact, stored);
+    const expired = binding(aor, 'sip:gone@127.0.0.1', Date.now() - 1);
+    await redis.hSet(keys.sipBindings(aor), expired.contact, JSON.stringify(expired));
+    // Keys in another order than the registrar's: registeredAt is still kept.
+    const { registeredAt, ...rest } = binding(aor, old.contact, later + 1_000);
+    const refresh = { registeredAt, ...rest };
+    const live = await store.apply(aor, [refresh], [], 2);
+    expect(live).toEqual([{ ...refresh, registeredAt: first - 1 }]);
+    expect(await store.list(aor)).toEqual([{ ...refresh, registeredAt: first - 1 }]);
+    await store.clear(aor);
+  });
+
   it('saves, loads and deletes snapshots', async () => {
     const snapshots = new RedisSnapshotStore(redis, keys);
     await snapshots.save('call', 'CA1', { state: 'ringing' });

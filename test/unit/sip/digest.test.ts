@@ -1,8 +1,18 @@
 /**
  * Stateless digest nonces: an HMAC of issue time, realm and source address; no store involved.
  */
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { issueNonce, verifyNonce } from '../../../src/sip/digest.js';
+import {
+  authorize,
+  challengeHeader,
+  digestHa1,
+  issueNonce,
+  readChallenge,
+  readCredentials,
+  responseMatches,
+  verifyNonce,
+} from '../../../src/sip/digest.js';
 
 const SECRET = 'a'.repeat(64);
 const TTL = 300_000;
@@ -38,5 +48,74 @@ describe('stateless nonces', () => {
     expect(
       verifyNonce(SECRET, `${later}.${nonce.split('.')[1]}`, 'example.test', '192.0.2.1', TTL, now),
     ).toBe('invalid');
+  });
+});
+
+describe('the nonce MAC', () => {
+  // The MAC is HMAC-SHA256 (RFC 2104) truncated to 16 bytes, whatever way it is computed.
+  const reference = (secret: string, issuedAt: string, realm: string, source: string) =>
+    createHmac('sha256', Buffer.from(secret, 'utf8'))
+      .update(`${issuedAt}\n${realm.toLowerCase()}\n${source}`)
+      .digest('hex')
+      .slice(0, 32);
+
+  it.each([
+    ['a 64-character secret', SECRET, 'example.test'],
+    ['a short secret', 'k', 'example.test'],
+    ['a secret longer than the hash block', 's'.repeat(200), 'example.test'],
+    ['a realm outside ASCII', SECRET, 'exämple.test'],
+    ['a very long realm', SECRET, `${'r'.repeat(2000)}.test`],
+  ])('is HMAC-SHA256 with %s', (_what, secret, realm) => {
+    const now = 1_700_000_000_123;
+    const nonce = issueNonce(secret, realm, '192.0.2.1', now);
+    expect(nonce).toBe(`${now.toString(16)}.${reference(secret, now.toString(16), realm, '192.0.2.1')}`);
+    expect(verifyNonce(secret, nonce, realm, '192.0.2.1', TTL, now)).toBe('valid');
+  });
+});
+
+describe('credentials and challenges as the stack parses them (quoted strings)', () => {
+  it('reads credentials, taking escapes out of quoted values', () => {
+    const c = readCredentials({
+      scheme: 'Digest',
+      username: '"al\\"ice"',
+      realm: '"example.test"',
+      nonce: '"n1"',
+      uri: '"sip:example.test"',
+      response: '"0123"',
+      qop: 'auth',
+      nc: '00000001',
+      cnonce: '"c\\\\1"',
+    });
+    expect(c).toEqual({
+      username: 'al"ice',
+      realm: 'example.test',
+      nonce: 'n1',
+      uri: 'sip:example.test',
+      response: '0123',
+      qop: 'auth',
+      nc: '00000001',
+      cnonce: 'c\\1',
+    });
+    expect(
+      readCredentials({ scheme: 'Digest', username: '"a"', realm: '""', nonce: '"n"', uri: '"u"' }),
+    ).toBeNull();
+  });
+
+  it('answers a challenge with quoted values escaped, and the server accepts the answer', () => {
+    const challenge = readChallenge(challengeHeader('example.test', 'n"1'));
+    expect(challenge).toEqual({
+      realm: 'example.test',
+      nonce: 'n"1',
+      qop: 'auth',
+      algorithm: 'MD5',
+      stale: false,
+    });
+    const auth = authorize(challenge!, { username: 'b\\ob', password: 'pw' }, 'REGISTER', 'sip:example.test');
+    expect(auth?.username).toBe('"b\\\\ob"');
+    expect(auth?.nonce).toBe('"n\\"1"');
+    const c = readCredentials(auth!);
+    expect(c?.username).toBe('b\\ob');
+    expect(responseMatches(digestHa1('b\\ob', 'example.test', 'pw'), 'REGISTER', c!)).toBe(true);
+    expect(responseMatches(digestHa1('b\\ob', 'example.test', 'other'), 'REGISTER', c!)).toBe(false);
   });
 });
