@@ -19,53 +19,9 @@ export const digestHa1 = (user: string, realm: string, password: string): string
 /** What a nonce a client sends back is worth. */
 export type NonceVerdict = 'valid' | 'stale' | 'invalid';
 
-/** SHA-256's block: the HMAC key pads' length (RFC 2104). */
-const BLOCK = 64;
-/** Room for `ipad ‖ message` (a longer message, from a very long realm, takes createHmac). */
-const inner = Buffer.allocUnsafeSlow(1024);
-/** `opad ‖ inner digest`: the pad of the secret in use stays in place, the digest is written after. */
-const outer = Buffer.allocUnsafeSlow(BLOCK + 32);
-/**
- * The pads of the one secret in use (nodes sign with one shared secret); the inner pad also as text
- * when it is ASCII (a hex secret's is), which hashes as the same bytes without a copy.
- */
-let pads: { secret: string; ipad: Buffer; ipadText: string | null } | null = null;
-
-/**
- * HMAC-SHA256 of `message` under `secret`, hex, the first 16 bytes: RFC 2104 with the key pads made
- * once per secret and two one-shot hashes, the same bytes as createHmac at a third of its cost (an
- * Hmac object per nonce was most of the digest work of a REGISTER). Digests come out as text: a
- * Buffer result costs more than the hash.
- */
-function hmacHex128(secret: string, message: string): string {
-  if (message.length * 3 > inner.length - BLOCK)
-    return createHmac('sha256', hmacKey(secret)).update(message).digest('hex').slice(0, 32);
-  if (pads?.secret !== secret) {
-    let key = Buffer.from(secret, 'utf8');
-    if (key.length > BLOCK) key = Buffer.from(hash('sha256', key, 'binary'), 'latin1');
-    const ipad = Buffer.alloc(BLOCK, 0x36);
-    const opad = Buffer.alloc(BLOCK, 0x5c);
-    for (let i = 0; i < key.length; i++) {
-      ipad[i] = (ipad[i] as number) ^ (key[i] as number);
-      opad[i] = (opad[i] as number) ^ (key[i] as number);
-    }
-    opad.copy(outer, 0);
-    const ipadText = ipad.toString('latin1');
-    pads = { secret, ipad, ipadText: Buffer.byteLength(ipadText) === BLOCK ? ipadText : null };
-  }
-  let innerDigest: string;
-  // A string is hashed as its UTF-8 bytes, as createHmac's update takes it: all ASCII, those are its
-  // characters. Digests come out as 'binary' (latin1), one character per byte.
-  if (pads.ipadText !== null && Buffer.byteLength(message) === message.length)
-    innerDigest = hash('sha256', pads.ipadText + message, 'binary');
-  else {
-    pads.ipad.copy(inner, 0);
-    const length = BLOCK + inner.write(message, BLOCK, 'utf8');
-    innerDigest = hash('sha256', inner.subarray(0, length), 'binary');
-  }
-  outer.write(innerDigest, BLOCK, 'latin1');
-  return hash('sha256', outer, 'hex').slice(0, 32);
-}
+/** HMAC-SHA256 of `message` under `secret`, hex, the first 16 bytes (the key object is kept). */
+const hmacHex128 = (secret: string, message: string): string =>
+  createHmac('sha256', hmacKey(secret)).update(message).digest('hex').slice(0, 32);
 
 const nonceMac = (secret: string, issuedAt: string, realm: string, source: string): string =>
   hmacHex128(secret, `${issuedAt}\n${realm.toLowerCase()}\n${source}`);
