@@ -109,8 +109,8 @@ function firstInvalid(v: unknown, depth: number): ReturnType<typeof invalidTextR
 
 /**
  * The column parameter `$n` is compared with or inserted into, best effort: `col = $n`,
- * `col ILIKE $n`, or the n-th member of an `INSERT INTO t (cols) VALUES (…)` tuple; otherwise
- * `parameter $n`.
+ * `col ILIKE $n`, the n-th member of an `INSERT INTO t (cols) VALUES (…)` tuple, or the column an
+ * `unnest($a, $b, …) AS r(cols)` array becomes; otherwise `parameter $n`.
  */
 export function columnOfParameter(text: string, n: number): string {
   const ref = new RegExp(`([a-z_][a-z0-9_]*)"?\\s*(?:=|<>|I?LIKE)\\s*\\$${n}(?![0-9])`, 'i').exec(text);
@@ -122,6 +122,11 @@ export function columnOfParameter(text: string, n: number): string {
       const at = (tuple[1] ?? '').split(',').findIndex((p) => new RegExp(`\\$${n}(?![0-9])`).test(p));
       if (at >= 0) return columns[at] ?? `parameter $${n}`;
     }
+  }
+  for (const u of text.matchAll(/unnest\s*\(([^()]*)\)\s+AS\s+[a-z_][a-z0-9_]*\s*\(([^()]*)\)/gi)) {
+    const at = (u[1] ?? '').split(',').findIndex((p) => new RegExp(`\\$${n}(?![0-9])`).test(p));
+    const column = at >= 0 ? (u[2] ?? '').split(',')[at]?.trim() : undefined;
+    if (column) return column;
   }
   return `parameter $${n}`;
 }

@@ -11,7 +11,6 @@
  * transition before the receipt's).
  */
 import type { SmsMessage, SmsTransition } from '../sms-store.js';
-import { invalidTextReason, StoreInputError } from '../store-errors.js';
 import { type Db, retryingDeadlocks, type SQLQuery, sql } from './db.js';
 import { toMessage } from './sms-rows.js';
 
@@ -42,36 +41,6 @@ export function sidOfWrite(w: SmsWrite): string {
 /** A write's result: the changed message for a transition (null when its status was not in `from`). */
 export type SmsWriteResult = SmsMessage | null | undefined;
 
-/** The text columns of an insert in the statement's order: the first bad one is the one named. */
-const INSERT_TEXT: ReadonlyArray<readonly [string, (w: InsertWrite) => string | null]> = [
-  ['sid', (w) => w.m.sid],
-  ['account_sid', (w) => w.m.accountSid],
-  ['from_address', (w) => w.m.from],
-  ['to_address', (w) => w.m.to],
-  ['body', (w) => w.m.body],
-  ['status', (w) => w.m.status],
-  ['direction', (w) => w.m.direction],
-  ['channel', (w) => w.m.channel],
-  ['price_unit', (w) => w.m.priceUnit],
-  ['api_version', (w) => w.m.apiVersion],
-  ['error_message', (w) => w.m.errorMessage],
-  ['status_callback', (w) => w.m.statusCallback],
-  ['destination_network_id', (w) => w.m.destinationNetworkId],
-  ['claimed_by', (w) => w.claim?.node ?? null],
-];
-
-/**
- * Refuses a row Postgres cannot store, naming its column: the statement passes each column as one
- * array, where the store's own check could only name the parameter.
- */
-function assertStorableRow(w: InsertWrite): void {
-  for (const [column, get] of INSERT_TEXT) {
-    const v = get(w);
-    const reason = v === null ? null : invalidTextReason(v);
-    if (reason) throw new StoreInputError(column, reason);
-  }
-}
-
 /** A timestamp as epoch milliseconds (an array of numbers costs the driver less than one of Dates). */
 const ms = (d: Date | null | undefined): number | null => (d ? d.getTime() : null);
 
@@ -81,7 +50,6 @@ const ms = (d: Date | null | undefined): number | null => (d ? d.getTime() : nul
  */
 function insertCte(rows: ReadonlyArray<InsertWrite>): SQLQuery {
   const col = <V>(get: (w: InsertWrite) => V): V[] => rows.map(get);
-  for (const w of rows) assertStorableRow(w);
   return sql`ins AS (
       INSERT INTO sms_messages (sid, account_sid, from_address, to_address, body, status, direction, channel,
         price, price_unit, api_version, error_code, error_message, status_callback, destination_network_id,

@@ -26,6 +26,10 @@ describe('assertStorableParameters', () => {
     expect(columnOfParameter(ins, 6)).toBe('body');
     expect(columnOfParameter(ins, 5)).toBe('account_sid');
     expect(columnOfParameter('SELECT $1', 1)).toBe('parameter $1');
+    const un =
+      'INSERT INTO t (sid, body) SELECT r.sid, r.body FROM unnest($1::text[], $2::text[]) AS r(sid, body)';
+    expect(columnOfParameter(un, 2)).toBe('body');
+    expect(columnOfParameter(un, 1)).toBe('sid');
   });
 
   it('walks arrays and JSON objects (keys and values), not Buffers or Dates', () => {
