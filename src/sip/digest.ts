@@ -19,12 +19,12 @@ export const digestHa1 = (user: string, realm: string, password: string): string
 /** What a nonce a client sends back is worth. */
 export type NonceVerdict = 'valid' | 'stale' | 'invalid';
 
-/** HMAC-SHA256 of `message` under `secret`, hex, the first 16 bytes (the key object is kept). */
-const hmacHex128 = (secret: string, message: string): string =>
-  createHmac('sha256', hmacKey(secret)).update(message).digest('hex').slice(0, 32);
-
+/** HMAC-SHA256 of the nonce's time, realm and source under `secret`: hex, the first 16 bytes. */
 const nonceMac = (secret: string, issuedAt: string, realm: string, source: string): string =>
-  hmacHex128(secret, `${issuedAt}\n${realm.toLowerCase()}\n${source}`);
+  createHmac('sha256', hmacKey(secret))
+    .update(`${issuedAt}\n${realm.toLowerCase()}\n${source}`)
+    .digest('hex')
+    .slice(0, 32);
 
 /**
  * A stateless nonce: `<issue time, ms, hex>.<HMAC-SHA256/128 of time, realm and source address>`.
