@@ -48,22 +48,18 @@ const notProvided = <O, I>(name: string) =>
 const isSendFailure = (e: unknown): e is SendFailure =>
   typeof e === 'object' && e !== null && 'requeue' in e && 'errorCode' in e;
 
-/** Some segment has this receipt outcome (no allocation). */
-const hasOutcome = (c: SmsContext, outcome: SegmentOutcome): boolean =>
-  c.providerIds.some((id) => c.outcomes[id] === outcome);
-
 type Receipt = Extract<SmsEvent, { type: 'smpp.receipt' }>;
 
-/** A segment's outcome once receipt `e` is taken (a pending receipt changes none). */
-const outcomeWith = (c: SmsContext, e: Receipt, id: string): SegmentOutcome | undefined =>
-  id === e.messageId && e.outcome !== 'pending' ? e.outcome : c.outcomes[id];
+/** A segment's outcome, once receipt `e` is taken when there is one (a pending receipt changes none). */
+const outcomeWith = (c: SmsContext, e: Receipt | undefined, id: string): SegmentOutcome | undefined =>
+  e && id === e.messageId && e.outcome !== 'pending' ? e.outcome : c.outcomes[id];
 
-/** Some segment has this outcome once receipt `e` is taken. */
-const hasOutcomeWith = (c: SmsContext, e: Receipt, outcome: SegmentOutcome): boolean =>
+/** Some segment has this outcome (once receipt `e` is taken); no allocation. */
+const hasOutcome = (c: SmsContext, outcome: SegmentOutcome, e?: Receipt): boolean =>
   c.providerIds.some((id) => outcomeWith(c, e, id) === outcome);
 
-/** Every segment is delivered once receipt `e` is taken. */
-const isDeliveredWith = (c: SmsContext, e: Receipt): boolean =>
+/** Every segment is delivered (once receipt `e` is taken). */
+const isAllDelivered = (c: SmsContext, e?: Receipt): boolean =>
   c.providerIds.length > 0 && c.providerIds.every((id) => outcomeWith(c, e, id) === 'delivered');
 
 const status = (type: 'emitStatus', from: readonly SmsStatus[], to: SmsStatus) =>
@@ -109,15 +105,12 @@ export const smsMachine = setup({
     isRecordedSentFailed: ({ context }) => context.recorded === S.Sent && hasOutcome(context, 'failed'),
     isRecordedSentUndelivered: ({ context }) =>
       context.recorded === S.Sent && hasOutcome(context, 'undelivered'),
-    isRecordedSentDelivered: ({ context }) =>
-      context.recorded === S.Sent &&
-      context.providerIds.length > 0 &&
-      context.providerIds.every((id) => context.outcomes[id] === 'delivered'),
+    isRecordedSentDelivered: ({ context }) => context.recorded === S.Sent && isAllDelivered(context),
     receiptFails: ({ context, event }) =>
-      event.type === 'smpp.receipt' && hasOutcomeWith(context, event, 'failed'),
+      event.type === 'smpp.receipt' && hasOutcome(context, 'failed', event),
     receiptUndelivers: ({ context, event }) =>
-      event.type === 'smpp.receipt' && hasOutcomeWith(context, event, 'undelivered'),
-    receiptDelivers: ({ context, event }) => event.type === 'smpp.receipt' && isDeliveredWith(context, event),
+      event.type === 'smpp.receipt' && hasOutcome(context, 'undelivered', event),
+    receiptDelivers: ({ context, event }) => event.type === 'smpp.receipt' && isAllDelivered(context, event),
   },
   actions: {
     emitStatus: emit(({ context }, params: { from: readonly SmsStatus[]; to: SmsStatus }) => ({
