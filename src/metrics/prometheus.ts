@@ -117,11 +117,19 @@ export function createMetrics(): Metrics {
     labelNames: ['store'] as const,
     registers: [registry],
   });
-  // Every SIP message counts: a labelled child per (direction, method or class) is looked up by a
-  // string key instead of prom-client hashing the label object each time. Both label sets are
-  // bounded (known methods + OTHER, status classes), so are the maps.
+  // Every SIP message and every call counts: a labelled child per label values is looked up by a
+  // string key instead of prom-client hashing the label object each time. Every label set is
+  // bounded (directions, known methods + OTHER, status classes, statuses, verbs, outcomes), so are
+  // the maps.
   const requestChild = children((direction, method) => sipRequests.labels({ direction, method }));
   const responseChild = children((direction, cls) => sipResponses.labels({ direction, class: cls }));
+  const startedOf = children((direction) => started.labels({ direction }));
+  const activeOf = children((direction) => active.labels({ direction }));
+  const setupOf = children((direction) => setup.labels({ direction }));
+  const durationOf = children((direction) => duration.labels({ direction }));
+  const endedOf = children((direction, status) => ended.labels({ direction, status }));
+  const verbOf = children((verb, outcome) => verbs.labels({ verb, outcome }));
+  const webhookSecondsOf = children((outcome) => webhookSeconds.labels({ outcome }));
   return {
     registry,
     stores: {
@@ -139,7 +147,7 @@ export function createMetrics(): Metrics {
     },
     webhooks: {
       delivered(seconds, failure) {
-        webhookSeconds.observe({ outcome: failure === null ? 'ok' : 'failed' }, seconds);
+        webhookSecondsOf(failure === null ? 'ok' : 'failed').observe(seconds);
         if (failure !== null) webhookFailures.inc({ kind: failure });
       },
     },
@@ -151,28 +159,28 @@ export function createMetrics(): Metrics {
     },
     calls: {
       callStarted(direction) {
-        started.inc({ direction });
-        active.inc({ direction });
+        startedOf(direction).inc();
+        activeOf(direction).inc();
       },
       callAnswered(direction, setupSeconds) {
-        setup.observe({ direction }, setupSeconds);
+        setupOf(direction).observe(setupSeconds);
       },
       callEnded(direction, status, durationSeconds, wasActive) {
-        ended.inc({ direction, status });
-        if (wasActive) active.dec({ direction });
-        if (status === 'completed') duration.observe({ direction }, durationSeconds);
+        endedOf(direction, status).inc();
+        if (wasActive) activeOf(direction).dec();
+        if (status === 'completed') durationOf(direction).observe(durationSeconds);
       },
       verbFinished(verb, outcome) {
-        verbs.inc({ verb, outcome });
+        verbOf(verb, outcome).inc();
       },
     },
   };
 }
 
-/** Memoises a two-label child lookup by its label values. */
-function children<T>(make: (a: string, b: string) => T): (a: string, b: string) => T {
+/** Memoises a child lookup by its (one or two) label values. */
+function children<T>(make: (a: string, b: string) => T): (a: string, b?: string) => T {
   const made = new Map<string, T>();
-  return (a, b) => {
+  return (a, b = '') => {
     const key = `${a}\n${b}`;
     let child = made.get(key);
     if (child === undefined) {

@@ -15,6 +15,7 @@ import type { StackConnection, StackMessage } from 'sip';
 import * as stack from 'sip';
 import type { WebSocket } from 'ws';
 import type { SipMeter, SipWireDirection } from '../metrics/port.js';
+import { literalLookup } from '../udp-lookup.js';
 import { listenWebSocket, type WsListener } from './ws-listener.js';
 
 export type TransportProtocol = 'UDP' | 'TCP' | 'WS' | 'WSS';
@@ -153,6 +154,7 @@ export class SipTransports {
         // drop costs the client a 500 ms retransmission. The kernel caps this at net.core.rmem_max.
         recvBufferSize: UDP_BUFFER_BYTES,
         sendBufferSize: UDP_BUFFER_BYTES,
+        lookup: literalLookup,
       });
       socket.once('error', reject);
       socket.on('message', (data, rinfo) => {

@@ -43,6 +43,38 @@ describe('createMetrics', () => {
     expect(sampleValue(f, 'switchboard_webhook_failures_total', { kind: 'timeout' })).toBe(1);
   });
 
+  it('counts calls and verbs by their labels, each label set its own series', async () => {
+    const m = createMetrics();
+    m.calls.callStarted('inbound');
+    m.calls.callStarted('inbound');
+    m.calls.callStarted('outbound-api');
+    m.calls.callAnswered('inbound', 0.25);
+    m.calls.callEnded('inbound', 'completed', 12, true);
+    m.calls.callEnded('outbound-api', 'busy', 0, false);
+    m.calls.verbFinished('Pause', 'ok');
+    m.calls.verbFinished('Pause', 'ok');
+    m.calls.verbFinished('Say', 'failed');
+    const f = await scrape(m);
+    expect(sampleValue(f, 'switchboard_calls_started_total', { direction: 'inbound' })).toBe(2);
+    expect(sampleValue(f, 'switchboard_calls_started_total', { direction: 'outbound-api' })).toBe(1);
+    expect(sampleValue(f, 'switchboard_calls_active', { direction: 'inbound' })).toBe(1);
+    expect(sampleValue(f, 'switchboard_calls_active', { direction: 'outbound-api' })).toBe(1);
+    expect(sampleValue(f, 'switchboard_call_setup_seconds_count', { direction: 'inbound' })).toBe(1);
+    expect(sampleValue(f, 'switchboard_call_setup_seconds_sum', { direction: 'inbound' })).toBe(0.25);
+    expect(
+      sampleValue(f, 'switchboard_calls_ended_total', { direction: 'inbound', status: 'completed' }),
+    ).toBe(1);
+    expect(
+      sampleValue(f, 'switchboard_calls_ended_total', { direction: 'outbound-api', status: 'busy' }),
+    ).toBe(1);
+    expect(sampleValue(f, 'switchboard_call_duration_seconds_sum', { direction: 'inbound' })).toBe(12);
+    expect(
+      sampleValue(f, 'switchboard_call_duration_seconds_count', { direction: 'outbound-api' }),
+    ).toBeUndefined();
+    expect(sampleValue(f, 'switchboard_verbs_total', { verb: 'Pause', outcome: 'ok' })).toBe(2);
+    expect(sampleValue(f, 'switchboard_verbs_total', { verb: 'Say', outcome: 'failed' })).toBe(1);
+  });
+
   it('asks the media engine once per scrape for its load, and reports nothing while it is down', async () => {
     const m = createMetrics();
     let queries = 0;
