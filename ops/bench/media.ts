@@ -11,6 +11,11 @@
  * skipped by the clock (a skipped tick sends nothing, so it shows as packets/s below 50, not as a
  * sequence gap), packet loss both ways (from RTP sequence numbers), engine RSS, recordings stored. Target: ≥ 250
  * endpoints with p99 lateness < 5 ms and 0 loss.
+ *
+ * BENCH_CHURN=<calls/s> instead: the engine's side of bench:calls scenario A without the server.
+ * Endpoints are created from sipp's offer (PCMU + telephone-event) at that rate for BENCH_SECONDS
+ * and released BENCH_HOLD s later (default 2); the far end never sends, so each endpoint sends
+ * silence to an address it never latches. Prints the engine's CPU per call (setup, silence, release).
  */
 import { createSocket, type Socket } from 'node:dgram';
 import { readFile } from 'node:fs/promises';
@@ -122,6 +127,46 @@ async function cpuPressure(): Promise<string> {
 }
 
 const { engine, root, dispose } = await startBenchEngine('media', { min: 40000, max: 41999 });
+if (process.env.BENCH_CHURN) {
+  await churn(Number(process.env.BENCH_CHURN), Number(process.env.BENCH_HOLD ?? 2));
+  await dispose();
+  process.exit(0);
+}
+
+/** BENCH_CHURN (see the file header). */
+async function churn(rate: number, holdSeconds: number): Promise<void> {
+  await engine.start();
+  const sink = await openPeer();
+  const sdp = peerSdp(sink.port);
+  let released = 0;
+  const off = engine.subscribe((e) => {
+    if (e.type === 'media.released') released++;
+  });
+  const total = Math.round(rate * seconds);
+  await engine.load(); // starts the measurement window
+  const t0 = performance.now();
+  for (let made = 0; made < total; ) {
+    const due = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * rate));
+    for (; made < due; made++) {
+      const id = `churn-${made}`;
+      engine.createEndpoint(id, { remoteSdp: sdp });
+      setTimeout(() => engine.release(id), holdSeconds * 1000);
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  while (released < total) await new Promise((r) => setTimeout(r, 20));
+  const load = await engine.load();
+  const wall = performance.now() - t0;
+  off();
+  sink.socket.close();
+  const msPerCall = ((load.cpuPercent / 100) * wall) / total;
+  process.stdout.write(
+    `churn: ${total} endpoints at ${rate}/s held ${holdSeconds} s, the far end silent: engine ` +
+      `${msPerCall.toFixed(3)} ms CPU per call (${load.cpuPercent} % of one core over ${(wall / 1000).toFixed(1)} s); ` +
+      `${(sink.received / total).toFixed(1)} packets per call reached the far end; load average ` +
+      `${loadavg()[0]!.toFixed(2)}\n`,
+  );
+}
 const events: MediaEvent[] = [];
 const waiters = new Set<() => void>();
 engine.subscribe((e) => {

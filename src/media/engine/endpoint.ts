@@ -9,7 +9,7 @@ import type { RemoteInfo, Socket } from 'node:dgram';
 import type { Codec, EndpointStats } from '../port.js';
 import { MEDIA } from './constants.js';
 import { buildTelephoneEvent, type DigitStep, DtmfDetector, InbandDtmfDetector } from './dtmf.js';
-import { CODEC_PT, codecOfPt, decodeG711, encodeG711 } from './g711.js';
+import { CODEC_PT, codecOfPt, decodeG711, encodeG711, silencePayload } from './g711.js';
 import { PcmFifo } from './pcm.js';
 import type { Recorder } from './recorder.js';
 import { Reorderer } from './reorder.js';
@@ -265,6 +265,15 @@ export class Endpoint {
     return { pt: remote.codecPt ?? CODEC_PT[remote.codec], payload: this.outPayload };
   }
 
+  /**
+   * A silent frame as the payload we send: G.711's silence is one byte repeated, so the payload is
+   * built once per codec rather than encoded for every packet (a paused call sends nothing else).
+   */
+  protected encodeSilence(_silence: Int16Array): { readonly pt: number; readonly payload: Uint8Array } {
+    const remote = this.remote!;
+    return { pt: remote.codecPt ?? CODEC_PT[remote.codec], payload: silencePayload(remote.codec) };
+  }
+
   /** Audio packets in sequence order into the FIFO (a datagram's Buffer is ours to keep). */
   private readonly reorder = new Reorderer<{ codec: string; payload: Uint8Array }>(({ codec, payload }) => {
     this.fifo.push(this.decode(codec, payload));
@@ -316,7 +325,7 @@ export class Endpoint {
       this.sentLastTick = false;
       return;
     }
-    const { pt, payload } = this.encode(pcm ?? silence, pcm ? prompt : undefined);
+    const { pt, payload } = pcm ? this.encode(pcm, prompt) : this.encodeSilence(silence);
     const packet = buildRtp(pt, this.seq, ts, this.ssrc, payload, !this.sentLastTick);
     this.seq = (this.seq + 1) & 0xffff;
     this.sentLastTick = true;

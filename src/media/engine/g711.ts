@@ -4,6 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Codec } from '../port.js';
+import { MEDIA } from './constants.js';
 
 interface G711Law {
   encodeSample(sample: number): number;
@@ -50,4 +51,17 @@ export function decodeG711(codec: Codec, bytes: Uint8Array, out = new Int16Array
 /** The encoded byte for digital silence. */
 export function silenceByte(codec: Codec): number {
   return TABLES[codec].enc[32768]!;
+}
+
+const SILENCE_PAYLOADS: Readonly<Record<Codec, Uint8Array>> = {
+  PCMU: new Uint8Array(MEDIA.FRAME_SAMPLES).fill(silenceByte('PCMU')),
+  PCMA: new Uint8Array(MEDIA.FRAME_SAMPLES).fill(silenceByte('PCMA')),
+};
+
+/**
+ * One 20 ms frame of digital silence, encoded (what `encodeG711` makes of a zero frame). Shared by
+ * every endpoint: read it, never write it.
+ */
+export function silencePayload(codec: Codec): Uint8Array {
+  return SILENCE_PAYLOADS[codec];
 }

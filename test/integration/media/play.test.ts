@@ -53,6 +53,36 @@ describe('play to a Node RTP sink', () => {
     }
   });
 
+  it('sends silence while idle to a peer that never sends: one stream, 20 ms apart, the codec silence', async () => {
+    for (const [codec, pt, byte] of [
+      ['PCMU', 0, 0xff],
+      ['PCMA', 8, 0xd5],
+    ] as const) {
+      const sink = await RtpPeer.open('127.0.0.2', codec);
+      const id = `idle-${codec}`;
+      try {
+        await t.endpoint(id, sink.sdp());
+        await until(() => sink.received.length >= 25, 3000, 'silent packets');
+        const got = sink.received.slice(0, 25);
+        expect(got[0]!.marker).toBe(true);
+        for (const [i, p] of got.entries()) {
+          expect(p.pt).toBe(pt);
+          expect(p.payload).toEqual(new Uint8Array(160).fill(byte));
+          if (i === 0) continue;
+          expect(p.marker).toBe(false);
+          expect((p.seq - got[i - 1]!.seq) & 0xffff).toBe(1);
+          expect((p.ts - got[i - 1]!.ts) >>> 0).toBe(160);
+        }
+        const r = rate(got.map((p) => p.at));
+        expect(r).toBeGreaterThan(45);
+        expect(r).toBeLessThan(55);
+      } finally {
+        sink.close();
+        t.engine.release(id);
+      }
+    }
+  });
+
   it('converts a 16 kHz stereo WAV with sox and plays it (PCMA)', async () => {
     const sink = await RtpPeer.open('127.0.0.2', 'PCMA');
     try {

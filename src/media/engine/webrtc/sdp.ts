@@ -7,6 +7,8 @@ import sdpTransform from 'sdp-transform';
 
 /** A WebRTC description: DTLS-SRTP profile, a fingerprint and ICE credentials (RFC 8829 §5.1.1). */
 export function isWebRtcSdp(sdp: string): boolean {
+  // Both profiles below contain SAVP: a plain RTP/AVP offer (every SIP call) is not parsed twice.
+  if (!/savp/i.test(sdp)) return false;
   let parsed: sdpTransform.SessionDescription;
   try {
     parsed = sdpTransform.parse(sdp);

@@ -96,6 +96,14 @@ export class WebRtcEndpoint extends Endpoint {
     return { pt: m.codecPt ?? CODEC_PT[m.codec as Codec], payload: this.g711Out };
   }
 
+  /** Silence through the encoder too: Opus carries state from frame to frame. */
+  protected override encodeSilence(silence: Int16Array): {
+    readonly pt: number;
+    readonly payload: Uint8Array;
+  } {
+    return this.encode(silence);
+  }
+
   protected override canSend(): boolean {
     const d = this.media?.direction;
     return this.link?.connected === true && (d === 'sendrecv' || d === 'recvonly');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
 import { LoadWindow } from '../../../../src/media/engine/clock.js';
-import { decodeG711, encodeG711, silenceByte } from '../../../../src/media/engine/g711.js';
+import { decodeG711, encodeG711, silenceByte, silencePayload } from '../../../../src/media/engine/g711.js';
 import { clamp16, PcmFifo, rms, tone } from '../../../../src/media/engine/pcm.js';
 import { Recorder } from '../../../../src/media/engine/recorder.js';
 import { espeakVoice, pruneDir } from '../../../../src/media/engine/tts.js';
@@ -20,6 +20,17 @@ describe('G.711', () => {
     }
     expect(silenceByte('PCMU')).toBe(0xff);
     expect(silenceByte('PCMA')).toBe(0xd5);
+  });
+});
+
+describe('G.711 silence', () => {
+  it('the prebuilt silent payload is what encoding a zero frame gives, for both laws', () => {
+    for (const codec of ['PCMU', 'PCMA'] as const) {
+      const encoded = encodeG711(codec, new Int16Array(160));
+      expect(silencePayload(codec)).toEqual(encoded);
+      expect(silencePayload(codec)[0]).toBe(silenceByte(codec));
+    }
+    expect(silencePayload('PCMU')).not.toEqual(silencePayload('PCMA'));
   });
 });
 

@@ -1,3 +1,4 @@
+import sdpTransform from 'sdp-transform';
 import { describe, expect, it } from 'vitest';
 import { answerDirection, buildSdp, negotiate } from '../../../../src/media/engine/sdp.js';
 
@@ -25,6 +26,76 @@ describe('SDP offer/answer (RFC 3264)', () => {
     expect(sdp).toContain('c=IN IP4 127.0.0.1');
     expect(sdp).toContain('a=ptime:20');
     expect(sdp).toContain('a=sendrecv');
+  });
+
+  it('writes exactly what sdp-transform writes for the same description, offers and answers', () => {
+    const descriptions: Parameters<typeof buildSdp>[0][] = [
+      {
+        address: '10.1.2.3',
+        port: 40002,
+        sessionId: 2147483646,
+        version: 7,
+        codecs: [
+          { codec: 'PCMA', pt: 8 },
+          { codec: 'PCMU', pt: 0 },
+        ],
+        eventPt: 96,
+        direction: 'sendrecv',
+      },
+      {
+        address: '127.0.0.1',
+        port: 20000,
+        sessionId: 1,
+        version: 2,
+        codecs: [{ codec: 'PCMU', pt: 112 }],
+        eventPt: null,
+        direction: 'recvonly',
+      },
+      {
+        address: '192.0.2.1',
+        port: 30000,
+        sessionId: 5,
+        version: 1,
+        codecs: [{ codec: 'PCMA', pt: 8 }],
+        eventPt: 101,
+        direction: 'inactive',
+      },
+    ];
+    for (const d of descriptions) {
+      const written = buildSdp(d);
+      // What the generic writer makes of the parsed text is the text itself, byte for byte.
+      expect(sdpTransform.write(sdpTransform.parse(written))).toBe(written);
+      const reference = sdpTransform.write({
+        version: 0,
+        origin: {
+          username: 'switchboard',
+          sessionId: d.sessionId,
+          sessionVersion: d.version,
+          netType: 'IN',
+          ipVer: 4,
+          address: d.address,
+        },
+        name: 'switchboard',
+        connection: { version: 4, ip: d.address },
+        timing: { start: 0, stop: 0 },
+        media: [
+          {
+            type: 'audio',
+            port: d.port,
+            protocol: 'RTP/AVP',
+            payloads: [...d.codecs.map((c) => c.pt), ...(d.eventPt === null ? [] : [d.eventPt])].join(' '),
+            rtp: [
+              ...d.codecs.map((c) => ({ payload: c.pt, codec: c.codec, rate: 8000 })),
+              ...(d.eventPt === null ? [] : [{ payload: d.eventPt, codec: 'telephone-event', rate: 8000 }]),
+            ],
+            fmtp: d.eventPt === null ? [] : [{ payload: d.eventPt, config: '0-16' }],
+            ptime: 20,
+            direction: d.direction,
+          },
+        ],
+      });
+      expect(written).toBe(reference);
+    }
   });
 
   it("picks the first codec in the offerer's order that we allow, and its telephone-event PT", () => {

@@ -37,6 +37,7 @@ describe('WebRTC SDP', () => {
   it('tells a browser offer from plain RTP/AVP and from SAVPF without DTLS', () => {
     expect(isWebRtcSdp(browserOffer)).toBe(true);
     expect(isWebRtcSdp(browserOffer.replace('UDP/TLS/RTP/SAVPF', 'RTP/AVP'))).toBe(false);
+    expect(isWebRtcSdp(browserOffer.replace('UDP/TLS/RTP/SAVPF', 'udp/tls/rtp/savpf'))).toBe(true);
     expect(isWebRtcSdp(browserOffer.replace(/a=fingerprint:.*\r\n/, ''))).toBe(false);
     expect(isWebRtcSdp(browserOffer.replace(/a=ice-pwd:.*\r\n/, ''))).toBe(false);
     expect(isWebRtcSdp('garbage')).toBe(false);
