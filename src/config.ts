@@ -83,6 +83,12 @@ export interface Config {
   };
   readonly media: MediaSettings;
   /**
+   * MEDIA_ENGINE_NODE_ARGS: Node flags for the media engine process (space-separated), for diagnosis:
+   * the engine does not inherit the server's flags and Node refuses `--cpu-prof` in NODE_OPTIONS, so
+   * `MEDIA_ENGINE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/x'` is how the engine is profiled.
+   */
+  readonly mediaEngineNodeArgs?: readonly string[];
+  /**
    * USSD push (docs/ussd.md): the USSD gateway's SIP address (USSD_GATEWAY_URI, host[:port] or a
    * sip: URI) and the digest credentials it may ask for; null: pushes are refused (503).
    */
@@ -284,6 +290,7 @@ export function loadConfig(env: Env = process.env): Config {
       webrtcPublicAddresses: ipv4List(env, 'WEBRTC_PUBLIC_ADDRESS'),
       webrtcCodecs: webrtcCodecs(env),
     },
+    mediaEngineNodeArgs: (optional(env, 'MEDIA_ENGINE_NODE_ARGS') ?? '').split(/\s+/).filter(Boolean),
     ussd: {
       gatewayUri: optional(env, 'USSD_GATEWAY_URI') ?? null,
       gatewayUser: optional(env, 'USSD_GATEWAY_USER') ?? null,

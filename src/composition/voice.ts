@@ -145,6 +145,7 @@ export async function composeVoice(
     const sipService = sip;
     const media = new MediaEngine({
       media: config.media,
+      engineExecArgv: config.mediaEngineNodeArgs,
       storage: recordingStorage,
       logger: logger.child({ component: 'media' }),
       blockPrivateUrls: config.webhooks.blockPrivate,

@@ -28,19 +28,10 @@ export interface ForkEngineOptions {
   readonly onExit: (code: number | null, signal: string | null) => void;
 }
 
-/**
- * Node flags for the engine from `MEDIA_ENGINE_NODE_ARGS` (space-separated), for diagnosis: Node
- * refuses `--cpu-prof` in NODE_OPTIONS, and the engine does not inherit the server's own flags, so
- * `MEDIA_ENGINE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/x'` is how a benchmark profiles it.
- */
-function diagnosticArgs(): string[] {
-  return process.env.MEDIA_ENGINE_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
-}
-
 /** Forks the engine process; `init` with the settings is its first message. */
 export function forkEngine(o: ForkEngineOptions): ChildProcess {
   const child = fork(ENTRY, [], {
-    execArgv: [...(COMPILED ? [] : ['--import', 'tsx']), ...(o.execArgv ?? []), ...diagnosticArgs()],
+    execArgv: [...(COMPILED ? [] : ['--import', 'tsx']), ...(o.execArgv ?? [])],
     serialization: 'json',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

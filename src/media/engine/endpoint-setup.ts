@@ -5,9 +5,8 @@
  * that arrives while the socket is still being bound ends the creation once the bind completes.
  */
 import { createSocket, type Socket } from 'node:dgram';
-import { type LookupOneOptions, lookup } from 'node:dns';
-import { isIPv4 } from 'node:net';
 import type { Logger } from 'pino';
+import { literalLookup } from '../../udp-lookup.js';
 import type { EngineSettings } from '../ipc.js';
 import type { Codec, MediaEvent } from '../port.js';
 import type { Connections } from './connections.js';
@@ -22,22 +21,6 @@ import { isWebRtcSdp } from './webrtc/sdp.js';
 import { WebRtcEndpoint } from './webrtc/webrtc-endpoint.js';
 
 const ALL_CODECS: readonly Codec[] = ['PCMU', 'PCMA'];
-
-/**
- * The address lookup of our RTP sockets. dgram resolves the destination of every send on an
- * unconnected socket (every packet until the far end latches, all of them when it never sends)
- * through `dns.lookup`, which answers an IP literal only on the next tick: a deferral, closures and
- * an async scope per packet. Ours are IPv4 literals (the SDP address, a packet's source): answered
- * at once, with what dns.lookup would give; anything else still goes to it.
- */
-function literalLookup(
-  address: string,
-  options: LookupOneOptions,
-  callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
-): void {
-  if (isIPv4(address)) callback(null, address, 4);
-  else lookup(address, options, callback);
-}
 
 /** Endpoint creation and SDP (see the file header). */
 export class EndpointSetup {
