@@ -7,7 +7,9 @@
  *      sipp's failed calls, INVITE→200 p50/p95 (sipp's response time 1 = webhook overhead: the stub
  *      answers at once), and CPU ms per successful call of the server process and of its media
  *      engine (utime + stime from /proc over the run), and the server's system calls and sleeps per call
- *      (counts: steadier than CPU time when other work shares the cores). Target at 300 calls/s: 0 failures, p95 < 50 ms,
+ *      (counts: steadier than CPU time when other work shares the cores), and the Postgres side per
+ *      call over the same window (CPU of the bench database's backends, commits, rows inserted and
+ *      updated, see postgresWindow). Target at 300 calls/s: 0 failures, p95 < 50 ms,
  *      server ≤ 1.5 ms per call.
  *   B. `<Dial>` to a sipp UAS, callers hold 30 s: 50 calls/s → 1,500 live dialogs; failures and
  *      post-dial delay (caller's INVITE → 200) p95. Target 0 failures, p95 < 200 ms.
@@ -37,6 +39,7 @@ import {
   markupServer,
   PEER_IP,
   percentile,
+  postgresWindow,
   rssBytes,
   SERVER_DIR,
   SERVER_IP,
@@ -199,13 +202,16 @@ async function main() {
       for (const rate of RATES) {
         await new Promise((r) => setTimeout(r, 2000));
         const stop = cpuWindow(pid);
+        const stopPostgres = await postgresWindow(ns.databaseUrl);
         const started = performance.now();
         const a = await pause(rate, rate * DURATION);
         // The last calls' records and callbacks are written just after their BYE.
         await new Promise((r) => setTimeout(r, 500));
         const cpu = stop();
         const windowSeconds = (performance.now() - started) / 1000;
+        const pg = await stopPostgres();
         const perCall = (s: number) => ((s * 1000) / Math.max(1, a.successful)).toFixed(2);
+        const countPerCall = (n: number) => (n / Math.max(1, a.successful)).toFixed(2);
         const netPerCall =
           Math.max(0, cpu.server * 1000 - idleMsPerSecond * windowSeconds) / Math.max(1, a.successful);
         console.log(
@@ -216,7 +222,10 @@ async function main() {
             `the stub answers at once); CPU per call: server ${perCall(cpu.server)} ms ` +
             `(${netPerCall.toFixed(2)} ms over its idle figure), media engine ` +
             `${perCall(cpu.media)} ms; server system calls ${(cpu.syscalls / Math.max(1, a.successful)).toFixed(1)} ` +
-            `and event-loop sleeps ${(cpu.sleeps / Math.max(1, a.successful)).toFixed(1)} per call`,
+            `and event-loop sleeps ${(cpu.sleeps / Math.max(1, a.successful)).toFixed(1)} per call; ` +
+            `Postgres per call: ${perCall(pg.cpu)} ms CPU (${pg.backends} backends), ` +
+            `${countPerCall(pg.commits)} commits, ${countPerCall(pg.inserted)} rows inserted, ` +
+            `${countPerCall(pg.updated)} rows updated`,
         );
       }
     }

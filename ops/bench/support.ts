@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { openDb, sql } from '../../src/store/postgres/db.js';
 import { collectedMemory } from '../lib/memory.js';
 import type { createNamespace } from '../lib/namespace.js';
 import { freePort } from '../lib/ports.js';
@@ -161,6 +162,91 @@ export function cpuWindow(
       media,
       syscalls: counts.syscalls - counts0.syscalls,
       sleeps: counts.sleeps - counts0.sleeps,
+    };
+  };
+}
+
+/** What the Postgres backends of one database did over a window (see postgresWindow). */
+export interface PostgresWork {
+  /** CPU seconds (user + system) of the database's backend processes. */
+  readonly cpu: number;
+  /** Backends seen serving the database during the window. */
+  readonly backends: number;
+  /** Committed transactions (each autocommit statement is one), rows inserted and rows updated. */
+  readonly commits: number;
+  readonly inserted: number;
+  readonly updated: number;
+}
+
+/**
+ * Postgres's side of a window, for the database of `databaseUrl` (its backends are local
+ * processes): CPU from /proc/<pid>/stat of every backend pg_stat_activity lists for that database
+ * (polled every 250 ms, so a backend that leaves during the window still counts what it spent up to
+ * its last reading), and the database's commits and rows written from pg_stat_database. The watcher
+ * connects to the `postgres` database, so its own backend and statements are not counted.
+ *
+ * Backends report their counters to pg_stat_database at most once a second while busy, and an idle
+ * one only 10 s after its last statement: `stop()` reads the CPU at once and the counters 11 s later
+ * (what the server does in those seconds, idle, is counted too: a few statements).
+ */
+export async function postgresWindow(databaseUrl: string): Promise<() => Promise<PostgresWork>> {
+  const name = decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, ''));
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const db = openDb(admin.toString(), 1);
+  const counters = async () => {
+    const [row] = await db.query(sql`
+      SELECT xact_commit, tup_inserted, tup_updated FROM pg_stat_database
+      WHERE datname = ${name}`);
+    return {
+      commits: Number(row?.xact_commit ?? 0),
+      inserted: Number(row?.tup_inserted ?? 0),
+      updated: Number(row?.tup_updated ?? 0),
+    };
+  };
+  const backends = async () =>
+    (await db.query(sql`SELECT pid FROM pg_stat_activity WHERE datname = ${name}`)).map(
+      (r) => r.pid as number,
+    );
+  const readCpu = (pid: number): number | null => {
+    try {
+      return cpuSeconds(pid);
+    } catch {
+      return null; // exited
+    }
+  };
+  // Per backend: its CPU at the start (0 for one that started later) and at its last reading.
+  const seen = new Map<number, { first: number; last: number }>();
+  const sample = (pids: readonly number[], starting: boolean) => {
+    for (const pid of pids) {
+      const cpu = readCpu(pid);
+      if (cpu === null) continue;
+      const s = seen.get(pid);
+      if (s) s.last = cpu;
+      else seen.set(pid, { first: starting ? cpu : 0, last: cpu });
+    }
+  };
+  sample(await backends(), true);
+  const start = await counters();
+  let polling = Promise.resolve();
+  const timer = setInterval(() => {
+    polling = polling.then(async () => sample(await backends().catch(() => [...seen.keys()]), false));
+  }, 250);
+  return async () => {
+    clearInterval(timer);
+    await polling;
+    sample([...seen.keys(), ...(await backends())], false);
+    let cpu = 0;
+    for (const s of seen.values()) cpu += s.last - s.first;
+    await new Promise((r) => setTimeout(r, 11_000));
+    const end = await counters();
+    await db.dispose();
+    return {
+      cpu,
+      backends: seen.size,
+      commits: end.commits - start.commits,
+      inserted: end.inserted - start.inserted,
+      updated: end.updated - start.updated,
     };
   };
 }
