@@ -13,7 +13,7 @@ import type { Logger } from '../logger.js';
 import type { WebhookMeter } from '../metrics/port.js';
 import type { Resolver } from './connect-policy.js';
 import { failureResult, notificationOf, type Outcome } from './notifications.js';
-import { buildRequest, loggable } from './outgoing.js';
+import { buildRequest, type Destination, destinationOf, loggable } from './outgoing.js';
 import { type AttemptFail, type AttemptResult, WebhookTransport } from './transport.js';
 import {
   FailureKind,
@@ -59,8 +59,11 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Parsed URLs kept at most; the map is emptied when full (a miss costs one parse). */
 const TARGETS_MAX = 1_000;
 
-/** One attempt's result with the URL and method of its last hop. */
-type HopResult = AttemptResult & { url: string; method: HttpMethod };
+/** A parsed webhook URL and what its requests need from it. */
+interface Route {
+  readonly target: WebhookTarget;
+  readonly to: Destination;
+}
 
 /**
  * Makes signed webhook requests with Twilio's timeout, retry and fallback semantics. One instance per
@@ -77,7 +80,7 @@ export class WebhookClient {
    * back for every message, and parsing it (and removing its fragment) is a measurable share of a
    * callback. Nothing changes a target once parsed.
    */
-  private readonly targets = new Map<string, WebhookTarget | null>();
+  private readonly targets = new Map<string, Route | null>();
 
   constructor(private readonly options: WebhookClientOptions = {}) {
     this.defaults = {
@@ -113,21 +116,17 @@ export class WebhookClient {
    */
   async request(req: WebhookRequest): Promise<WebhookResult> {
     const meter = this.options.meter;
-    if (!meter) return this.deliverWithFallback(req);
     // A monotonic clock: `now` is the signature clock, which tests may fix.
-    const started = performance.now();
-    const result = await this.deliverWithFallback(req);
-    meter.delivered((performance.now() - started) / 1000, result.ok ? null : result.kind);
-    return result;
-  }
-
-  private async deliverWithFallback(req: WebhookRequest): Promise<WebhookResult> {
+    const started = meter ? performance.now() : 0;
     const token = req.idempotencyToken ?? randomUUID();
     const fallback = req.fallback ?? null;
-    const primary = await this.deliver(req, req.url, req.method, token, fallback !== null, 0);
-    if (primary.ok || fallback === null || this.transport.isClosed) return primary;
-    const second = await this.deliver(req, fallback.url, fallback.method, token, false, primary.attempts);
-    return { ...second, usedFallback: true };
+    let result = await this.deliver(req, req.url, req.method, token, fallback !== null, 0);
+    if (!result.ok && fallback !== null && !this.transport.isClosed) {
+      const second = await this.deliver(req, fallback.url, fallback.method, token, false, result.attempts);
+      result = { ...second, usedFallback: true };
+    }
+    meter?.delivered((performance.now() - started) / 1000, result.ok ? null : result.kind);
+    return result;
   }
 
   private defaultsFor(req: WebhookRequest): ConnectionSettings {
@@ -141,19 +140,22 @@ export class WebhookClient {
     };
   }
 
-  private targetOf(req: WebhookRequest, rawUrl: string): WebhookTarget | null {
+  private routeOf(req: WebhookRequest, rawUrl: string): Route | null {
     const settings = this.defaultsFor(req);
-    if (settings !== this.defaults) return parseWebhookUrl(rawUrl, settings);
-    let target = this.targets.get(rawUrl);
-    if (target === undefined) {
-      target = parseWebhookUrl(rawUrl, settings);
+    if (settings !== this.defaults) return routeTo(parseWebhookUrl(rawUrl, settings));
+    let route = this.targets.get(rawUrl);
+    if (route === undefined) {
+      route = routeTo(parseWebhookUrl(rawUrl, settings));
       if (this.targets.size >= TARGETS_MAX) this.targets.clear();
-      this.targets.set(rawUrl, target);
+      this.targets.set(rawUrl, route);
     }
-    return target;
+    return route;
   }
 
-  /** Attempts on one URL: the first, then retries of the configured classes while its total timeout lasts. */
+  /**
+   * Attempts on one URL: the first, then retries of the configured classes while its total timeout
+   * lasts. Each attempt follows up to `maxRedirects` policy-checked, re-signed redirects.
+   */
   private async deliver(
     req: WebhookRequest,
     rawUrl: string,
@@ -162,9 +164,8 @@ export class WebhookClient {
     hasFallback: boolean,
     attemptsBefore: number,
   ): Promise<WebhookResult> {
-    const target = this.targetOf(req, rawUrl);
-    const base = { method, usedFallback: false, idempotencyToken: token };
-    if (!target) {
+    const route = this.routeOf(req, rawUrl);
+    if (!route) {
       const fail: AttemptFail = {
         ok: false,
         kind: FailureKind.InvalidUrl,
@@ -178,20 +179,51 @@ export class WebhookClient {
         attempt: attemptsBefore + 1,
         next: hasFallback ? 'fallback' : 'none',
       });
-      return failureResult(fail, { ...base, url: rawUrl, attempts: attemptsBefore });
+      const outcome = {
+        method,
+        usedFallback: false,
+        idempotencyToken: token,
+        url: rawUrl,
+        attempts: attemptsBefore,
+      };
+      return failureResult(fail, outcome);
     }
+    const { target } = route;
     if (target.ignoredOverrides.length > 0) {
       this.options.logger?.warn(
         { url: loggable(target.url), ignored: target.ignoredOverrides },
         'webhook URL overrides out of range or unknown; defaults used',
       );
     }
-    const deadline = this.now() + target.settings.totalTimeoutMs;
+    const { settings } = target;
+    const deadline = this.now() + settings.totalTimeoutMs;
     let attempts = 0;
     for (;;) {
       attempts += 1;
       const remaining = deadline - this.now();
-      const result = await this.followRedirects(req, target, method, token, Math.max(remaining, 1));
+      const until = this.now() + Math.max(remaining, 1);
+      // One attempt: the first hop, then each redirect.
+      let to = route.to;
+      let m = method;
+      let sent: Destination;
+      let result: AttemptResult;
+      for (let hop = 0; ; hop++) {
+        const out = buildRequest(req, to, m, token, { userAgent: this.userAgent, nowMs: this.now() });
+        const r = await this.transport.send(out, {
+          connectTimeoutMs: settings.connectTimeoutMs,
+          readTimeoutMs: settings.readTimeoutMs,
+          budgetMs: Math.max(until - this.now(), 1),
+        });
+        sent = out.to;
+        const next = r.ok ? null : this.redirect(r, to.url, hop);
+        if (next === null || !(next instanceof URL)) {
+          result = next ?? r;
+          break;
+        }
+        // 307/308 keep the method and body; 301/302/303 continue as GET with the variables in the query.
+        if (r.status !== 307 && r.status !== 308) m = 'GET';
+        to = destinationOf(next);
+      }
       const total = attemptsBefore + attempts;
       if (result.ok) {
         return {
@@ -200,26 +232,61 @@ export class WebhookClient {
           headers: result.headers,
           body: result.body,
           contentType: result.headers['content-type'] ?? null,
-          url: result.url,
-          method: result.method,
+          url: sent.href,
+          method: m,
           attempts: total,
           usedFallback: false,
           idempotencyToken: token,
         };
       }
       const canRetry =
-        attempts <= target.settings.retries &&
+        attempts <= settings.retries &&
         result.retryClass !== null &&
-        target.settings.retryOn.includes(result.retryClass) &&
+        settings.retryOn.includes(result.retryClass) &&
         deadline - this.now() > 0 &&
         !this.transport.isClosed;
       const next = canRetry ? 'retry' : hasFallback ? 'fallback' : 'none';
-      this.notify(req, result, { url: result.url, method: result.method, token, attempt: total, next });
+      this.notify(req, result, { url: sent.href, method: m, token, attempt: total, next });
       if (!canRetry) {
-        const outcome: Outcome = { ...base, url: result.url, attempts: total };
+        // The method asked for, the URL of the last hop.
+        const outcome: Outcome = {
+          method,
+          usedFallback: false,
+          idempotencyToken: token,
+          url: sent.href,
+          attempts: total,
+        };
         return failureResult(result, outcome);
       }
     }
+  }
+
+  /**
+   * Where a failed hop to `from` redirects: the next URL; a failure when the redirect cannot be
+   * followed (too many, an invalid or non-http Location); null when the response is no redirect.
+   */
+  private redirect(r: AttemptFail, from: URL, hop: number): URL | AttemptFail | null {
+    const location = r.headers?.location;
+    if (r.kind !== FailureKind.HttpStatus || !REDIRECTS.has(r.status ?? 0) || !location) return null;
+    if (hop >= this.maxRedirects) {
+      return {
+        ...r,
+        kind: FailureKind.TooManyRedirects,
+        message: `more than ${this.maxRedirects} redirects`,
+        retryClass: null,
+      };
+    }
+    let nextUrl: URL;
+    try {
+      nextUrl = new URL(location, from);
+    } catch {
+      return { ...r, message: 'redirect with an invalid Location' };
+    }
+    if (nextUrl.protocol !== 'http:' && nextUrl.protocol !== 'https:') {
+      return { ...r, message: 'redirect to a non-http URL' };
+    }
+    nextUrl.hash = '';
+    return nextUrl;
   }
 
   private notify(
@@ -251,53 +318,8 @@ export class WebhookClient {
       this.options.logger?.error({ err }, 'webhook onFailure callback threw');
     }
   }
+}
 
-  /** One attempt, following up to `maxRedirects` policy-checked redirects within `budgetMs`. */
-  private async followRedirects(
-    req: WebhookRequest,
-    target: WebhookTarget,
-    method: HttpMethod,
-    token: string,
-    budgetMs: number,
-  ): Promise<HopResult> {
-    const until = this.now() + budgetMs;
-    let url = target.url;
-    let m = method;
-    for (let hop = 0; ; hop++) {
-      const out = buildRequest(req, url, m, token, { userAgent: this.userAgent, nowMs: this.now() });
-      const r = await this.transport.send(out, {
-        connectTimeoutMs: target.settings.connectTimeoutMs,
-        readTimeoutMs: target.settings.readTimeoutMs,
-        budgetMs: Math.max(until - this.now(), 1),
-      });
-      const sent = out.url.href;
-      const location = r.ok ? undefined : r.headers?.location;
-      if (r.ok || r.kind !== FailureKind.HttpStatus || !REDIRECTS.has(r.status ?? 0) || !location) {
-        return { ...r, url: sent, method: m };
-      }
-      if (hop >= this.maxRedirects) {
-        return {
-          ...r,
-          kind: FailureKind.TooManyRedirects,
-          message: `more than ${this.maxRedirects} redirects`,
-          retryClass: null,
-          url: sent,
-          method: m,
-        };
-      }
-      let nextUrl: URL;
-      try {
-        nextUrl = new URL(location, url);
-      } catch {
-        return { ...r, message: 'redirect with an invalid Location', url: sent, method: m };
-      }
-      if (nextUrl.protocol !== 'http:' && nextUrl.protocol !== 'https:') {
-        return { ...r, message: 'redirect to a non-http URL', url: sent, method: m };
-      }
-      nextUrl.hash = '';
-      // 307/308 keep the method and body; 301/302/303 continue as GET with the variables in the query.
-      if (r.status !== 307 && r.status !== 308) m = 'GET';
-      url = nextUrl;
-    }
-  }
+function routeTo(target: WebhookTarget | null): Route | null {
+  return target && { target, to: destinationOf(target.url) };
 }

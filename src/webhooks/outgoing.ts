@@ -14,10 +14,39 @@ export const WebhookHeader = {
   SwitchboardIdempotency: 'X-Switchboard-Idempotency-Token',
 } as const;
 
-/** A request ready for the transport. */
-export interface OutgoingRequest {
+/**
+ * What a request needs from the URL it is sent to, derived once per URL: a callback or markup URL is
+ * sent on every request, and each `URL` getter builds a string.
+ */
+export interface Destination {
   /** The URL sent; `user:password@` in it travels as the Authorization header, never in the request line. */
   readonly url: URL;
+  readonly href: string;
+  /** The URL as the receiver reconstructs and signs it (scheme, host, path, query): no credentials. */
+  readonly signed: string;
+  readonly origin: string;
+  /** Path and query: the request line's target. */
+  readonly path: string;
+  /** Basic credentials from the URL's userinfo, or null. */
+  readonly authorization: string | null;
+}
+
+export function destinationOf(url: URL): Destination {
+  const href = url.href;
+  const hasCredentials = url.username !== '' || url.password !== '';
+  return {
+    url,
+    href,
+    signed: hasCredentials ? withoutCredentials(href) : href,
+    origin: url.origin,
+    path: url.pathname + url.search,
+    authorization: hasCredentials ? basicAuth(url) : null,
+  };
+}
+
+/** A request ready for the transport. */
+export interface OutgoingRequest {
+  readonly to: Destination;
   readonly method: HttpMethod;
   readonly headers: Readonly<Record<string, string>>;
   /** The form bytes (POST), or null (GET). */
@@ -77,36 +106,30 @@ function basicAuth(url: URL): string | null {
 }
 
 /**
- * Builds the request for one hop: `url` is the hop's URL before GET parameters are added. Each call signs
- * afresh, so a retry or a redirect carries a new timestamp and the same idempotency token.
+ * Builds the request for one hop: `to` is the hop's destination before GET parameters are added. Each
+ * call signs afresh, so a retry or a redirect carries a new timestamp and the same idempotency token.
  */
 export function buildRequest(
   req: WebhookRequest,
-  url: URL,
+  to: Destination,
   method: HttpMethod,
   token: string,
   sender: Sender,
 ): OutgoingRequest {
-  const sentUrl = method === 'GET' ? withQuery(url, req.params) : url;
+  const post = method === 'POST';
+  const sent = post || req.params.length === 0 ? to : destinationOf(withQuery(to.url, req.params));
   // Serialise once; both signatures cover exactly these bytes / this URL.
-  const body = method === 'POST' ? Buffer.from(encodeForm(req.params), 'utf8') : null;
+  const form = post ? encodeForm(req.params) : null;
   const t = Math.floor(sender.nowMs / 1000);
-  // Signed as the receiver reconstructs it (scheme, host, path, query): URL credentials are not part of it.
-  const signedUrl = sentUrl.username || sentUrl.password ? withoutCredentials(sentUrl.href) : sentUrl.href;
   const headers: Record<string, string> = {
     'User-Agent': sender.userAgent,
     Accept: 'text/xml, application/xml, text/plain, */*',
-    [WebhookHeader.TwilioSignature]: twilioSignature(
-      req.authToken,
-      signedUrl,
-      method === 'POST' ? req.params : [],
-    ),
-    [WebhookHeader.SwitchboardSignature]: switchboardSignature(req.authToken, t, body ?? signedUrl),
+    [WebhookHeader.TwilioSignature]: twilioSignature(req.authToken, sent.signed, post ? req.params : []),
+    [WebhookHeader.SwitchboardSignature]: switchboardSignature(req.authToken, t, form ?? sent.signed),
     [WebhookHeader.TwilioIdempotency]: token,
     [WebhookHeader.SwitchboardIdempotency]: token,
   };
-  const auth = basicAuth(sentUrl);
-  if (auth) headers.Authorization = auth;
-  if (body) headers['Content-Type'] = 'application/x-www-form-urlencoded; charset=utf-8';
-  return { url: sentUrl, method, headers, body };
+  if (sent.authorization) headers.Authorization = sent.authorization;
+  if (form !== null) headers['Content-Type'] = 'application/x-www-form-urlencoded; charset=utf-8';
+  return { to: sent, method, headers, body: form === null ? null : Buffer.from(form, 'utf8') };
 }

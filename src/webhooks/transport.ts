@@ -1,16 +1,17 @@
 /**
  * The HTTP exchange under the webhook client: one undici `Agent` (keep-alive pool per origin) whose
- * connector resolves every host name through the address policy, and per-request timers for Twilio's
+ * connector resolves every host name through the address policy, and a timer per request for Twilio's
  * connect (`ct`), read (`rt`) and total (`tt`) timeouts. One `send()` is one request and one response,
  * read up to the body cap; retries, redirects and fallback belong to the client above.
  *
  * Why the connect and read timers are ours and not the Agent's: `ct` is per URL (the `#ct=` fragment)
  * while the connector's timeout is per Agent; undici can cancel a request only once it reaches a connected
  * socket; and its headers/body timeouts tick on a ~1 s clock, too coarse for `rt=100`. So the attempt
- * settles on native timers driven by the request's progress (the dispatch handler in `exchange`), and
+ * settles on a native timer driven by the request's progress (the dispatch handler, `Exchange`), and
  * undici's own timeouts only reap what an abandoned attempt leaves behind.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { Agent, type Dispatcher } from 'undici';
 import {
   defaultResolver,
@@ -70,12 +71,15 @@ export interface TransportOptions {
 
 /** Highest `ct` a URL fragment may set (url-policy.ts ranges). */
 const FRAGMENT_MAX_CONNECT_MS = 10_000;
+/** Host names whose pre-connection verdict is kept; the map is emptied when full. */
+const HOST_VERDICTS_MAX = 1_000;
 
 function flattenHeaders(h: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) {
+  for (const k in h) {
+    const v = h[k];
     if (v === undefined) continue;
-    out[k] = Array.isArray(v) ? v.join(', ') : v;
+    out[k] = typeof v === 'string' ? v : v.join(', ');
   }
   return out;
 }
@@ -127,7 +131,8 @@ function duringBody(err: unknown, timeouts: ExchangeTimeouts): AttemptError {
 /** Makes policy-checked HTTP exchanges over one pooled undici Agent. `close()` ends them all. */
 export class WebhookTransport {
   private readonly agent: Agent;
-  private readonly inFlight = new Set<(err: AttemptError) => void>();
+  private readonly inFlight = new Set<Exchange>();
+  private readonly hostVerdicts = new Map<string, string | null>();
   private closed = false;
 
   constructor(private readonly options: TransportOptions) {
@@ -147,7 +152,7 @@ export class WebhookTransport {
     if (this.closed) return;
     this.closed = true;
     const closing = new AttemptError(FailureKind.Network, 'webhook client closed', null);
-    for (const stop of [...this.inFlight]) stop(closing);
+    for (const exchange of [...this.inFlight]) exchange.stop(closing);
     this.inFlight.clear();
     this.agent.destroy(closing).catch(() => {});
   }
@@ -166,7 +171,8 @@ export class WebhookTransport {
         retryClass: null,
       });
     }
-    const refused = refusedTarget(request.url, { blockPrivate: this.options.blockPrivate });
+    const { to } = request;
+    const refused = this.refusedHost(to.url);
     if (refused) {
       return Promise.resolve({
         ok: false,
@@ -175,154 +181,248 @@ export class WebhookTransport {
         retryClass: null,
       });
     }
-    return new Promise<AttemptResult>((resolve) => this.exchange(request, timeouts, resolve));
+    return new Promise<AttemptResult>((resolve) => {
+      const exchange = new Exchange(to.url, timeouts, this.options.maxBodyBytes, this.inFlight, resolve);
+      this.inFlight.add(exchange);
+      this.agent.dispatch(
+        {
+          origin: to.origin,
+          path: to.path,
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          // Backstops on undici's coarse clock; the exchange's own timer fires first.
+          headersTimeout: timeouts.readTimeoutMs,
+          bodyTimeout: timeouts.readTimeoutMs,
+        },
+        exchange,
+      );
+    });
   }
 
-  private exchange(
-    request: OutgoingRequest,
-    timeouts: ExchangeTimeouts,
-    resolve: (result: AttemptResult) => void,
-  ): void {
-    const { url } = request;
-    const maxBody = this.options.maxBodyBytes;
-    let settled = false;
-    let status: number | undefined;
-    let headers: Record<string, string> | undefined;
-    // undici's handle on the request, from the moment it reaches a connected socket.
-    let undiciRequest: Dispatcher.DispatchController | null = null;
-    let abortReason: AttemptError | null = null;
-    const timers: NodeJS.Timeout[] = [];
-    const finish = (result: AttemptResult) => {
-      if (settled) return;
-      settled = true;
-      for (const tm of timers) clearTimeout(tm);
-      this.inFlight.delete(stop);
-      resolve(result);
-    };
-    const fail = (err: AttemptError, bodyText?: string) => {
-      finish({
-        ok: false,
-        kind: err.kind,
-        message: err.message,
-        retryClass: err.retryClass,
-        ...(status === undefined ? {} : { status }),
-        ...(headers === undefined ? {} : { headers }),
-        ...(bodyText === undefined ? {} : { body: bodyText }),
-      });
-    };
-    // Settles now and cancels the undici request (at once, or as soon as it reaches a socket).
-    const stop = (err: AttemptError, bodyText?: string) => {
-      fail(err, bodyText);
-      abortReason ??= err;
-      undiciRequest?.abort(err);
-    };
-    this.inFlight.add(stop);
+  /**
+   * `refusedTarget` of the URL's host, remembered by host name: the verdict depends on the name alone
+   * (and the fixed policy), and the same few hosts come back for every request. Bounded.
+   */
+  private refusedHost(url: URL): string | null {
+    const host = url.hostname;
+    let verdict = this.hostVerdicts.get(host);
+    if (verdict === undefined) {
+      verdict = refusedTarget(url, { blockPrivate: this.options.blockPrivate });
+      if (this.hostVerdicts.size >= HOST_VERDICTS_MAX) this.hostVerdicts.clear();
+      this.hostVerdicts.set(host, verdict);
+    }
+    return verdict;
+  }
+}
 
+const Phase = {
+  /** Dispatched, not yet on a connected socket: the connect timeout applies. */
+  Connect: 0,
+  /** On a socket: the read timeout applies from the last response byte. */
+  Read: 1,
+  Settled: 2,
+} as const;
+type Phase = (typeof Phase)[keyof typeof Phase];
+
+/**
+ * One exchange: undici's dispatch handler (the response is read here, without the Readable stream,
+ * abort signal and promise `request()` makes for every exchange) and its timeouts on one timer. The
+ * timer never fires after the first deadline due (the budget, the connect timeout while connecting,
+ * the read timeout from the last response byte after); when it fires it fails the attempt for the
+ * deadline that passed or is set again for the next one, so response bytes move a deadline without
+ * touching the timer. One object per exchange, no closures.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  private phase: Phase = Phase.Connect;
+  private status: number | undefined;
+  private headers: Record<string, string> | undefined;
+  // undici's handle on the request, from the moment it reaches a connected socket.
+  private controller: Dispatcher.DispatchController | null = null;
+  private abortReason: AttemptError | null = null;
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  /** performance.now() deadlines: the whole exchange, and the connect phase. */
+  private readonly budgetEnd: number;
+  private readonly connectEnd: number;
+  /** performance.now() of the last progress in the read phase (on a socket, response bytes). */
+  private lastRead = 0;
+  private timer: NodeJS.Timeout;
+  /** performance.now() when `timer` fires. */
+  private timerEnd: number;
+
+  constructor(
+    private readonly url: URL,
+    private readonly timeouts: ExchangeTimeouts,
+    private readonly maxBody: number,
+    private readonly inFlight: Set<Exchange>,
+    private readonly resolve: (result: AttemptResult) => void,
+  ) {
+    const now = performance.now();
     const { budgetMs } = timeouts;
-    timers.push(
-      setTimeout(
-        () =>
-          stop(
-            new AttemptError(
-              FailureKind.Timeout,
-              `no complete response within ${budgetMs} ms`,
-              RetryClass.ReadTimeout,
-            ),
-          ),
-        budgetMs,
-      ),
-    );
-    const ct = Math.min(timeouts.connectTimeoutMs, budgetMs);
-    const connectTimer = setTimeout(
-      () =>
-        stop(
-          new AttemptError(FailureKind.ConnectTimeout, `connect timeout after ${ct} ms`, RetryClass.Connect),
-        ),
-      ct,
-    );
-    timers.push(connectTimer);
-    // Idle timer from the end of the connect phase, restarted by every response byte (Twilio `rt`).
-    const rt = timeouts.readTimeoutMs;
-    let readTimer: NodeJS.Timeout | undefined;
-    const chunks: Buffer[] = [];
-    let size = 0;
+    this.budgetEnd = now + budgetMs;
+    // A connect timeout at or past the budget is the budget's (its message and retry class).
+    this.connectEnd =
+      timeouts.connectTimeoutMs < budgetMs ? now + timeouts.connectTimeoutMs : Number.POSITIVE_INFINITY;
+    const first = Math.min(timeouts.connectTimeoutMs, budgetMs);
+    this.timerEnd = now + first;
+    this.timer = setTimeout(onTimer, first, this);
+  }
 
-    // A handler of undici's dispatch API, not `request()`: the response body is read here, without
-    // the Readable stream, abort signal and promise `request()` makes for every exchange.
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart: (controller) => {
-        undiciRequest = controller;
-        if (abortReason) {
-          controller.abort(abortReason);
-          return;
-        }
-        // The request reached a connected socket: the connect phase is over.
-        clearTimeout(connectTimer);
-        if (settled || readTimer) return;
-        readTimer = setTimeout(
-          () => stop(new AttemptError(FailureKind.Timeout, `no data for ${rt} ms`, RetryClass.ReadTimeout)),
-          rt,
+  /** The timer fired: fail for the deadline that passed, or re-arm for the next one. */
+  expire(): void {
+    if (this.phase === Phase.Settled) return;
+    // Timers run on the loop's millisecond clock: a deadline within a millisecond counts as passed.
+    const now = performance.now() + 1;
+    if (now >= this.budgetEnd) {
+      this.stop(
+        new AttemptError(
+          FailureKind.Timeout,
+          `no complete response within ${this.timeouts.budgetMs} ms`,
+          RetryClass.ReadTimeout,
+        ),
+      );
+      return;
+    }
+    if (this.phase === Phase.Connect) {
+      if (now >= this.connectEnd) {
+        const ct = this.timeouts.connectTimeoutMs;
+        this.stop(
+          new AttemptError(FailureKind.ConnectTimeout, `connect timeout after ${ct} ms`, RetryClass.Connect),
         );
-        timers.push(readTimer);
-      },
-      onResponseStart: (controller, statusCode, responseHeaders) => {
-        readTimer?.refresh();
-        if (settled) {
-          controller.abort(abortReason ?? new AttemptError(FailureKind.Network, 'abandoned', null));
-          return;
-        }
-        status = statusCode;
-        headers = flattenHeaders(responseHeaders);
-        const declared = Number(headers['content-length'] ?? Number.NaN);
-        if (declared > maxBody) {
-          stop(
-            new AttemptError(
-              FailureKind.TooLarge,
-              `response body of ${declared} bytes exceeds ${maxBody}`,
-              null,
-            ),
-          );
-        }
-      },
-      onResponseData: (_controller, chunk) => {
-        readTimer?.refresh();
-        if (settled) return;
-        size += chunk.length;
-        if (size > maxBody) {
-          const kept = Buffer.concat(chunks).toString('utf8');
-          stop(new AttemptError(FailureKind.TooLarge, `response body exceeds ${maxBody} bytes`, null), kept);
-          return;
-        }
-        chunks.push(chunk);
-      },
-      onResponseEnd: () => {
-        if (settled) return;
-        const text = Buffer.concat(chunks).toString('utf8');
-        const code = status ?? 0;
-        if (code >= 200 && code < 300) {
-          finish({ ok: true, status: code, headers: headers ?? {}, body: text });
-          return;
-        }
-        const cls = code >= 500 ? RetryClass.Status5xx : code >= 400 ? RetryClass.Status4xx : null;
-        fail(new AttemptError(FailureKind.HttpStatus, `HTTP ${code} from ${url.host}`, cls), text);
-      },
-      onResponseError: (_controller, err) => {
-        if (settled) return;
-        fail(status === undefined ? beforeResponse(err, url, timeouts) : duringBody(err, timeouts));
-      },
-    };
-    this.agent.dispatch(
-      {
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method: request.method,
-        headers: request.headers,
-        body: request.body,
-        // Backstops on undici's coarse clock; the read timer above fires first.
-        headersTimeout: rt,
-        bodyTimeout: rt,
-      },
-      handler,
+        return;
+      }
+      this.arm(Math.min(this.connectEnd, this.budgetEnd) - now + 1);
+      return;
+    }
+    const rt = this.timeouts.readTimeoutMs;
+    if (now >= this.lastRead + rt) {
+      this.stop(new AttemptError(FailureKind.Timeout, `no data for ${rt} ms`, RetryClass.ReadTimeout));
+      return;
+    }
+    this.arm(Math.min(this.lastRead + rt, this.budgetEnd) - now + 1);
+  }
+
+  /** Replaces the timer with one firing in `ms`. */
+  private arm(ms: number): void {
+    clearTimeout(this.timer);
+    const after = Math.max(Math.ceil(ms), 1);
+    this.timerEnd = performance.now() + after;
+    this.timer = setTimeout(onTimer, after, this);
+  }
+
+  /** Settles the attempt once. */
+  private finish(result: AttemptResult): void {
+    if (this.phase === Phase.Settled) return;
+    this.phase = Phase.Settled;
+    clearTimeout(this.timer);
+    this.inFlight.delete(this);
+    this.resolve(result);
+  }
+
+  private fail(err: AttemptError, bodyText?: string): void {
+    const { status, headers } = this;
+    this.finish({
+      ok: false,
+      kind: err.kind,
+      message: err.message,
+      retryClass: err.retryClass,
+      ...(status === undefined ? {} : { status }),
+      ...(headers === undefined ? {} : { headers }),
+      ...(bodyText === undefined ? {} : { body: bodyText }),
+    });
+  }
+
+  /** Settles now and cancels the undici request (at once, or as soon as it reaches a socket). */
+  stop(err: AttemptError, bodyText?: string): void {
+    this.fail(err, bodyText);
+    this.abortReason ??= err;
+    this.controller?.abort(err);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.abortReason) {
+      controller.abort(this.abortReason);
+      return;
+    }
+    // The request reached a connected socket: the connect phase is over, the read timeout starts.
+    if (this.phase !== Phase.Connect) return;
+    this.phase = Phase.Read;
+    const now = performance.now();
+    this.lastRead = now;
+    // The timer set for the connect phase serves while it fires no later than the read deadline
+    // (with the defaults it does: ct 5 s, rt 15 s), so most exchanges make one timer.
+    const readEnd = Math.min(now + this.timeouts.readTimeoutMs, this.budgetEnd);
+    if (readEnd < this.timerEnd) this.arm(readEnd - now);
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    responseHeaders: IncomingHttpHeaders,
+  ): void {
+    if (this.phase === Phase.Settled) {
+      controller.abort(this.abortReason ?? new AttemptError(FailureKind.Network, 'abandoned', null));
+      return;
+    }
+    this.lastRead = performance.now();
+    this.status = statusCode;
+    const headers = flattenHeaders(responseHeaders);
+    this.headers = headers;
+    const declared = Number(headers['content-length'] ?? Number.NaN);
+    if (declared > this.maxBody) {
+      this.stop(
+        new AttemptError(
+          FailureKind.TooLarge,
+          `response body of ${declared} bytes exceeds ${this.maxBody}`,
+          null,
+        ),
+      );
+    }
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.phase === Phase.Settled) return;
+    this.lastRead = performance.now();
+    this.size += chunk.length;
+    if (this.size > this.maxBody) {
+      const kept = Buffer.concat(this.chunks).toString('utf8');
+      this.stop(
+        new AttemptError(FailureKind.TooLarge, `response body exceeds ${this.maxBody} bytes`, null),
+        kept,
+      );
+      return;
+    }
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.phase === Phase.Settled) return;
+    const { chunks } = this;
+    const text =
+      chunks.length === 0
+        ? ''
+        : (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8');
+    const code = this.status ?? 0;
+    if (code >= 200 && code < 300) {
+      this.finish({ ok: true, status: code, headers: this.headers ?? {}, body: text });
+      return;
+    }
+    const cls = code >= 500 ? RetryClass.Status5xx : code >= 400 ? RetryClass.Status4xx : null;
+    this.fail(new AttemptError(FailureKind.HttpStatus, `HTTP ${code} from ${this.url.host}`, cls), text);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    if (this.phase === Phase.Settled) return;
+    this.fail(
+      this.status === undefined
+        ? beforeResponse(err, this.url, this.timeouts)
+        : duringBody(err, this.timeouts),
     );
   }
+}
+
+function onTimer(exchange: Exchange): void {
+  exchange.expire();
 }
