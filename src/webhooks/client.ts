@@ -12,9 +12,10 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logger.js';
 import type { WebhookMeter } from '../metrics/port.js';
 import type { Resolver } from './connect-policy.js';
+import type { AttemptFail, AttemptResult } from './exchange.js';
 import { failureResult, notificationOf, type Outcome } from './notifications.js';
 import { buildRequest, type Destination, destinationOf, loggable } from './outgoing.js';
-import { type AttemptFail, type AttemptResult, WebhookTransport } from './transport.js';
+import { WebhookTransport } from './transport.js';
 import {
   FailureKind,
   type HttpMethod,

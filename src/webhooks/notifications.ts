@@ -3,9 +3,9 @@
  * gets, and the Notification record data (Restcomm/Twilio Notification resource) passed to `onFailure`.
  */
 import { storableHeaders, storableText } from '../storable-text.js';
+import type { AttemptFail } from './exchange.js';
 import { withoutCredentials } from './outgoing.js';
 import { encodeForm } from './signing.js';
-import type { AttemptFail } from './transport.js';
 import {
   type WebhookErrorCode as Code,
   FailureKind,
