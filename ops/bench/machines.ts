@@ -16,10 +16,8 @@
  *
  * Usage: npm run bench:machines [-- --calls N --rounds R --only call|interpreter]
  */
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import v8 from 'node:v8';
 import { createActor, toPromise } from 'xstate';
 import { createCallMachine } from '../../src/actors/call/call.machine.js';
 import type { CallInput } from '../../src/actors/call/call.types.js';
@@ -29,6 +27,7 @@ import type { InterpreterInput } from '../../src/actors/interpreter/interpreter.
 import type { InterpreterServices } from '../../src/actors/interpreter/services.js';
 import type { MediaPort } from '../../src/media/port.js';
 import type { PersistedDialog } from '../../src/sip/port.js';
+import { allocationChild, bytesPerItem, cpuPerItem, row } from '../lib/micro-bench.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -206,70 +205,20 @@ const ROWS: Record<string, (calls: number) => Promise<void>> = {
 };
 const rows = args.only ? [args.only] : Object.keys(ROWS);
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-async function cpuPerCall(round: (calls: number) => Promise<void>): Promise<{ us: number; all: number[] }> {
-  await round(CALLS); // warm-up: optimised code, grown heap
-  const all: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    const t = process.cpuUsage();
-    await round(CALLS);
-    const d = process.cpuUsage(t);
-    all.push((d.user + d.system) / CALLS);
-  }
-  return { us: median(all), all };
-}
-
-/** Heap growth per call over rounds small enough that no GC runs in them (the child's young space is large). */
-async function bytesPerCall(round: (calls: number) => Promise<void>): Promise<number> {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error('run with --expose-gc');
-  await round(CALLS);
-  const calls = 200;
-  const all: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    gc();
-    const before = v8.getHeapStatistics().used_heap_size;
-    await round(calls);
-    all.push((v8.getHeapStatistics().used_heap_size - before) / calls);
-  }
-  return median(all);
-}
-
 if (args.alloc) {
   // The child: prints {row: bytes} as JSON.
   const out: Record<string, number> = {};
-  for (const row of rows) out[row] = await bytesPerCall(ROWS[row]!);
+  for (const r of rows) out[r] = await bytesPerItem(ROWS[r]!, CALLS, 200, ROUNDS);
   process.stdout.write(JSON.stringify(out));
 } else {
-  const child = spawnSync(
-    process.execPath,
-    [
-      ...process.execArgv,
-      '--expose-gc',
-      '--min-semi-space-size=128',
-      '--max-semi-space-size=128',
-      fileURLToPath(import.meta.url),
-      '--alloc',
-      '--rounds',
-      String(ROUNDS),
-      '--calls',
-      String(Math.min(CALLS, 1000)),
-      ...(args.only ? ['--only', args.only] : []),
-    ],
-    { encoding: 'utf8' },
-  );
-  if (child.status !== 0) console.error(child.stderr);
-  const bytes: Record<string, number> = child.status === 0 ? JSON.parse(child.stdout) : {};
+  const bytes = allocationChild(fileURLToPath(import.meta.url), [
+    '--rounds',
+    String(ROUNDS),
+    '--calls',
+    String(Math.min(CALLS, 1000)),
+    ...(args.only ? ['--only', args.only] : []),
+  ]);
   console.log(`bench:machines — ${CALLS} calls per round, median of ${ROUNDS} rounds after a warm-up`);
-  for (const row of rows) {
-    const { us, all } = await cpuPerCall(ROWS[row]!);
-    const kb = bytes[row] === undefined ? 'n/a' : `${(bytes[row]! / 1024).toFixed(1)} kB`;
-    // The minimum is the figure least disturbed by other processes on a shared machine.
-    console.log(
-      `${row.padEnd(12)} ${us.toFixed(1).padStart(7)} µs CPU/call (min ${Math.min(...all).toFixed(1)})  ` +
-        `${kb.padStart(9)} allocated/call  (rounds: ${all.map((x) => x.toFixed(0)).join(' ')})`,
-    );
-  }
+  for (const r of rows) console.log(row(r, 12, 'call', await cpuPerItem(ROWS[r]!, CALLS, ROUNDS), bytes[r]));
   if (emitted === 0) throw new Error('no domain events seen');
 }

@@ -19,15 +19,15 @@
  *
  * Usage: npm run bench:webhooks [-- --requests N --rounds R --only undici|markup|status]
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import v8 from 'node:v8';
 import { Agent } from 'undici';
 import type * as Services from '../../src/actors/interpreter/services.js';
 import type * as Webhooks from '../../src/webhooks/index.js';
 import type { Params, WebhookResult } from '../../src/webhooks/index.js';
+import { allocationChild, bytesPerItem, cpuPerItem, row } from '../lib/micro-bench.js';
 import { SERVER_DIR, serverEntry } from './support.js';
 
 const { values: args } = parseArgs({
@@ -189,83 +189,35 @@ function rowsFor(port: number): { rows: Record<string, Row>; close: () => Promis
   };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-async function cpuPerRequest(round: Row): Promise<{ us: number; all: number[] }> {
-  await round(REQUESTS); // warm-up: optimised code, open connections
-  const all: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    const t = process.cpuUsage();
-    await round(REQUESTS);
-    const d = process.cpuUsage(t);
-    all.push((d.user + d.system) / REQUESTS);
-  }
-  return { us: median(all), all };
-}
-
-/** Heap growth per request over rounds small enough that no GC runs in them (the child's young space is large). */
-async function bytesPerRequest(round: Row): Promise<number> {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error('run with --expose-gc');
-  await round(REQUESTS);
-  const requests = 500;
-  const all: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    gc();
-    const before = v8.getHeapStatistics().used_heap_size;
-    await round(requests);
-    all.push((v8.getHeapStatistics().used_heap_size - before) / requests);
-  }
-  return median(all);
-}
-
 if (args.alloc) {
   // The child: prints {row: bytes} as JSON.
   const { rows, close } = rowsFor(Number(args.port));
   const names = args.only ? [args.only] : Object.keys(rows);
   const out: Record<string, number> = {};
-  for (const name of names) out[name] = await bytesPerRequest(rows[name]!);
+  for (const name of names) out[name] = await bytesPerItem(rows[name]!, REQUESTS, 500, ROUNDS);
   await close();
   process.stdout.write(JSON.stringify(out));
 } else {
   const peer = await startPeer();
   try {
-    const child = spawnSync(
-      process.execPath,
-      [
-        ...process.execArgv,
-        '--expose-gc',
-        '--min-semi-space-size=128',
-        '--max-semi-space-size=128',
-        fileURLToPath(import.meta.url),
-        '--alloc',
-        '--port',
-        String(peer.port),
-        '--dir',
-        SERVER_DIR,
-        '--rounds',
-        String(ROUNDS),
-        '--requests',
-        String(Math.min(REQUESTS, 1000)),
-        ...(args.only ? ['--only', args.only] : []),
-      ],
-      { encoding: 'utf8' },
-    );
-    if (child.status !== 0) console.error(child.stderr);
-    const bytes: Record<string, number> = child.status === 0 ? JSON.parse(child.stdout) : {};
+    const bytes = allocationChild(fileURLToPath(import.meta.url), [
+      '--port',
+      String(peer.port),
+      '--dir',
+      SERVER_DIR,
+      '--rounds',
+      String(ROUNDS),
+      '--requests',
+      String(Math.min(REQUESTS, 1000)),
+      ...(args.only ? ['--only', args.only] : []),
+    ]);
     const { rows, close } = rowsFor(peer.port);
     const names = args.only ? [args.only] : Object.keys(rows);
     console.log(
       `bench:webhooks (${DIST}) — ${REQUESTS} requests per round, ${IN_FLIGHT} in flight, median of ${ROUNDS} rounds after a warm-up`,
     );
     for (const name of names) {
-      const { us, all } = await cpuPerRequest(rows[name]!);
-      const kb = bytes[name] === undefined ? 'n/a' : `${(bytes[name]! / 1024).toFixed(1)} kB`;
-      // The minimum is the figure least disturbed by other processes on a shared machine.
-      console.log(
-        `${name.padEnd(8)} ${us.toFixed(1).padStart(7)} µs CPU/request (min ${Math.min(...all).toFixed(1)})  ` +
-          `${kb.padStart(9)} allocated/request  (rounds: ${all.map((x) => x.toFixed(0)).join(' ')})`,
-      );
+      console.log(row(name, 8, 'request', await cpuPerItem(rows[name]!, REQUESTS, ROUNDS), bytes[name]));
     }
     await close();
   } finally {
