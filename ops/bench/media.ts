@@ -154,7 +154,13 @@ async function churn(rate: number, holdSeconds: number): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 5));
   }
-  while (released < total) await new Promise((r) => setTimeout(r, 20));
+  // Bounded: an endpoint that never reports its release ends the run with an error, not a hang.
+  const releasedBy = performance.now() + (holdSeconds + 10) * 1000;
+  while (released < total) {
+    if (performance.now() > releasedBy)
+      throw new Error(`churn: ${total - released} endpoints never released`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
   const load = await engine.load();
   const wall = performance.now() - t0;
   off();

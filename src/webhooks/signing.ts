@@ -155,39 +155,15 @@ export function verifySwitchboardSignature(
   return safeEqual(switchboardSignature(authToken, t, bytes), `t=${t},v1=${v1}`);
 }
 
+/** What the form serialiser leaves as it is: ASCII alphanumerics and `*-._` (WHATWG URL §5.2). */
+const FORM_PLAIN = /^[A-Za-z0-9*\-._]*$/;
 /** What `encodeURIComponent` leaves as it is but the form serialiser encodes, and the space. */
 const FORM_EXTRA = /[!'()~]|%20/g;
 const formExtra = (c: string) => (c === '%20' ? '+' : `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
-/**
- * How the form serialiser writes each ASCII code (WHATWG URL §5.2): alphanumerics and `*-._` as they
- * are, the space as `+`, the rest percent-encoded.
- */
-const FORM_ASCII: readonly string[] = Array.from({ length: 128 }, (_, c) => {
-  const ch = String.fromCharCode(c);
-  if (/[A-Za-z0-9*\-._]/.test(ch)) return ch;
-  return c === 0x20 ? '+' : `%${c.toString(16).toUpperCase().padStart(2, '0')}`;
-});
-
-/**
- * One name or value as `URLSearchParams` serialises it; null when it holds a lone surrogate. ASCII
- * (names, numbers, sids, most bodies) is written from the table without a regex or `encodeURIComponent`.
- */
+/** One name or value as `URLSearchParams` serialises it; null when it holds a lone surrogate. */
 function formComponent(s: string): string | null {
-  let out = '';
-  let plainFrom = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 128) return formComponentUnicode(s);
-    const e = FORM_ASCII[c] as string;
-    if (e.length === 1 && e !== '+') continue;
-    out += s.slice(plainFrom, i) + e;
-    plainFrom = i + 1;
-  }
-  return plainFrom === 0 ? s : out + s.slice(plainFrom);
-}
-
-function formComponentUnicode(s: string): string | null {
+  if (FORM_PLAIN.test(s)) return s;
   try {
     return encodeURIComponent(s).replace(FORM_EXTRA, formExtra);
   } catch {
