@@ -8,17 +8,20 @@
  *      both, their ratio and each one's CPU per registration. Goal ≥ 12,000/s (≥ 0.5× Kamailio).
  *   2. Plain INVITE/200/ACK/BYE at 200 calls/s against a bare answerer (SipStack + SipLegs):
  *      achieved rate, failures, and the stack's CPU per call.
+ *   With --floor, a third registrar at each step: a bare Node answerer (ops/bench/sip-floor.ts: the
+ *   same digest and Redis binding write, none of our stack), so the run tells what our layers cost
+ *   over Node's own floor on this machine, next to what Node costs over Kamailio.
  * Columns: the server's CPU per registration and the kernel's part of it (sends and receives), the
  * local redis-server's CPU per registration (the machine's shared Redis: other clients count too),
  * sipp's retransmissions and the machine's UDP receive-buffer drops during the step.
  * Rates are sipp's achieved ones (successful calls / elapsed), not `-r`. A warm-up pass registers
  * every user once first (the server's credential cache and both registrars' bindings are warm, as
  * in service, where clients refresh).
- * Usage: npm run bench:sip [-- --users 10000 --step 10 --rates 1000,2000,4000,... --no-kamailio --no-invites]
+ * Usage: npm run bench:sip [-- --users 10000 --step 10 --rates 1000,2000,4000,... --no-kamailio --no-invites --floor]
  * Diagnostics: BENCH_LOOP_LAG=1 (event-loop stalls per second), BENCH_TRACE_GC=1, BENCH_CPU_PROF=<dir>,
  *   BENCH_SERVER_ARGS=<node options> (e.g. --heap-prof --heap-prof-dir=/abs/dir).
  */
-import { execFileSync, fork } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -118,6 +121,8 @@ interface Target {
 }
 
 const P99_LIMIT_MS = 50;
+/** The bare Node answerer's loopback address (--floor). */
+const FLOOR_IP = '127.0.0.6';
 
 /** Kernel CPU seconds of a process so far (/proc stime): sends and receives, not JavaScript. */
 function systemSeconds(pid: number): number {
@@ -227,6 +232,7 @@ async function registrations(): Promise<void> {
   const { child: server } = await startServer(ns, sipPort, { SIP_TCP: 'false' });
   const dir = mkdtempSync(join(tmpdir(), 'benchsip-users-'));
   let kamailio: Kamailio | null = null;
+  let floor: ChildProcess | null = null;
   try {
     if (!process.argv.includes('--no-kamailio')) {
       kamailio = await startKamailio(await freePort(KAMAILIO_IP));
@@ -234,32 +240,39 @@ async function registrations(): Promise<void> {
     }
     const csv = await provisionClients(ns.databaseUrl, dir);
     const redis = redisPid();
+    /** A registrar measured by a process's CPU (and its Redis's, when it writes there). */
+    const processTarget = (name: string, address: string, pid: number, writesRedis: boolean): Target => ({
+      name,
+      address,
+      cpuSeconds: () => cpuSeconds(pid),
+      systemSeconds: () => systemSeconds(pid),
+      redisSeconds: writesRedis && redis !== null ? () => cpuSeconds(redis) : null,
+      best: 0,
+      bestP99: Number.NaN,
+      slow: false,
+      stopped: false,
+    });
     const targets: Target[] = [
-      {
-        name: 'switchboard',
-        address: `${SERVER_IP}:${sipPort}`,
-        cpuSeconds: () => cpuSeconds(server.pid as number),
-        systemSeconds: () => systemSeconds(server.pid as number),
-        redisSeconds: redis === null ? null : () => cpuSeconds(redis),
-        best: 0,
-        bestP99: Number.NaN,
-        slow: false,
-        stopped: false,
-      },
+      processTarget('switchboard', `${SERVER_IP}:${sipPort}`, server.pid as number, true),
     ];
     if (kamailio) {
       const k = kamailio;
       targets.push({
-        name: 'kamailio',
-        address: `${KAMAILIO_IP}:${k.port}`,
+        ...processTarget('kamailio', `${KAMAILIO_IP}:${k.port}`, 0, false),
         cpuSeconds: () => k.cpuSeconds(),
         systemSeconds: null,
-        redisSeconds: null,
-        best: 0,
-        bestP99: Number.NaN,
-        slow: false,
-        stopped: false,
       });
+    }
+    if (process.argv.includes('--floor')) {
+      const port = await freePort(FLOOR_IP);
+      floor = fork(
+        join(ROOT, 'ops/bench/sip-floor.ts'),
+        [FLOOR_IP, String(port), csv, ns.redisUrl, `${ns.redisPrefix}:floor:`],
+        { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+      );
+      const exited = once(floor, 'exit').then(() => Promise.reject(new Error('sip-floor exited')));
+      await Promise.race([once(floor, 'message'), exited]);
+      targets.push(processTarget('bare node', `${FLOOR_IP}:${port}`, floor.pid as number, true));
     }
     console.log(
       `REGISTER with digest, ${USERS} users (CSV), ${STEP_SECONDS} s per step, UDP; server pid ${server.pid}` +
@@ -283,7 +296,8 @@ async function registrations(): Promise<void> {
       if (!running.length) break;
       for (const t of running) await step(t, csv, rate);
     }
-    const [ours, peer] = targets as [Target, Target | undefined];
+    const [ours] = targets as [Target];
+    const peer = targets.find((t) => t.name === 'kamailio');
     const figure = (t: Target) =>
       t.best === 0
         ? 'no step passed'
@@ -298,8 +312,18 @@ async function registrations(): Promise<void> {
           '(goal: ≥ 12,000/s with p99 ≤ 50 ms at every step up to it, ≥ 0.5× Kamailio)',
       );
     }
+    const bare = targets.find((t) => t.name === 'bare node');
+    if (bare)
+      console.log(
+        `ratio switchboard / bare node: ${bare.best > 0 ? (ours.best / bare.best).toFixed(2) : 'n/a'} ` +
+          "(compare the CPU per registration of their rows at each step: our layers over Node's floor)",
+      );
   } finally {
     await kamailio?.stop();
+    if (floor && floor.exitCode === null) {
+      floor.kill('SIGTERM');
+      await once(floor, 'exit');
+    }
     server.kill('SIGTERM');
     await once(server, 'exit');
     rmSync(dir, { recursive: true, force: true });
