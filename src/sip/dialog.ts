@@ -4,8 +4,8 @@
  * side, in-dialog request building with CSeq rules, the ACK for a 2xx, and request matching.
  */
 import type { StackRouteEntry } from 'sip';
+import type { Flow } from './flow.js';
 import { newBranch, type SipRequest, type SipResponse, tagOf, wireUri } from './message.js';
-import type { Flow } from './transport.js';
 
 export interface DialogParty {
   readonly uri: string;

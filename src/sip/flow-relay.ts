@@ -23,10 +23,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { StackRouteEntry } from 'sip';
+import type { Flow, FlowHome, TransportProtocol } from './flow.js';
 import { cloneMessage, type SipRequest, type SipResponse, sipUriOf, tagOf } from './message.js';
 import { formatSipAddress } from './sip-uri.js';
 import type { ClientRequest, SipStack } from './stack.js';
-import type { Flow, FlowHome, TransportProtocol } from './transport.js';
 
 /** The Route / Record-Route URI parameter that carries a flow token. */
 export const FLOW_PARAM = 'sb-flow';

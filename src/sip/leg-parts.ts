@@ -1,11 +1,11 @@
 /** Pieces of SIP messages the call legs build and read (name-addrs, header maps, merge keys). */
 import type { StackNameAddr } from 'sip';
 import type { Dialog } from './dialog.js';
+import type { Flow } from './flow.js';
 import { type SipRequest, type SipResponse, sipUriOf, tagOf } from './message.js';
 import type { Party } from './port.js';
 import { formatSipAddress } from './sip-uri.js';
 import type { SipStack } from './stack.js';
-import type { Flow } from './transport.js';
 
 /** Generic headers of an INVITE that callers may read (lower-case names → text). */
 export const STRUCTURED = new Set([

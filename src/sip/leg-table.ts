@@ -5,11 +5,11 @@
  */
 import type { Logger } from 'pino';
 import { type Dialog, nextRequest } from './dialog.js';
+import type { Flow } from './flow.js';
 import type { SipRequest, SipResponse } from './message.js';
 import { type MessageBody, type PlaceCall, type SipEvent, TERMINAL_SIP_EVENTS } from './port.js';
 import type { ClientRequest, SipStack } from './stack.js';
 import { SipTimers } from './timers.js';
-import type { Flow } from './transport.js';
 
 export type LegState = 'calling' | 'early' | 'answered' | 'confirmed' | 'ended';
 

@@ -10,6 +10,7 @@
 import type { Logger } from 'pino';
 import { newSid, SidPrefix } from '../ids.js';
 import { type Dialog, nextRequest, type PersistedDialog, uasDialog } from './dialog.js';
+import type { Flow } from './flow.js';
 import { InDialogRequests } from './in-dialog.js';
 import { contactFor, party, STRUCTURED } from './leg-parts.js';
 import { confirm, type Leg, LegTable } from './leg-table.js';
@@ -20,7 +21,6 @@ import type { InboundInvite, MessageBody, OutboundMessage, PlaceCall, SipEvent, 
 import { SipRefers } from './refer.js';
 import type { SipStack } from './stack.js';
 import { retransmitInterval, SipTimers } from './timers.js';
-import type { Flow } from './transport.js';
 import { UacLegs } from './uac-legs.js';
 
 /** Handles a new inbound leg; a throw or a rejection ends the leg with 500 (never the process). */

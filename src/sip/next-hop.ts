@@ -9,9 +9,10 @@ import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import * as stack from 'sip';
 import { blockedHostReason, blockedReason } from '../security/address-policy.js';
+import type { Flow, Target } from './flow.js';
 import { type SipRequest, sipUriOf, stackUriOf, wireUri } from './message.js';
 import type { SipUri } from './sip-uri.js';
-import type { Flow, SipTransports, Target } from './transport.js';
+import type { SipTransports } from './transport.js';
 
 export interface SendOptions {
   /** Send over this flow (a registered client's connection) instead of resolving the next hop. */

@@ -5,12 +5,12 @@
  */
 import type { Logger } from 'pino';
 import { retryWithCredentials } from './digest.js';
+import type { Flow } from './flow.js';
 import { lowerKeys, nameAddr, party } from './leg-parts.js';
 import type { LegTable } from './leg-table.js';
 import { headerText, newCallId, newTag, type SipRequest } from './message.js';
 import type { InboundInvite, OutboundMessage, Party } from './port.js';
 import type { SipStack } from './stack.js';
-import type { Flow } from './transport.js';
 
 export type MessageHandler = (m: {
   from: Party;

@@ -10,7 +10,7 @@
  * - Dialog data in events is plain data (see dialog.ts) that may be stored in a snapshot.
  */
 import type { Dialog, PersistedDialog } from './dialog.js';
-import type { Flow } from './transport.js';
+import type { Flow } from './flow.js';
 
 // The contract's data and its pure parts, so actors need nothing else of this folder: the dialog as
 // persisted in a call's snapshot, a connection-oriented flow, and the outbound routing policy

@@ -12,8 +12,9 @@
  * kept for seconds were most of what survived into the old generation, and most of the collector's
  * marking and compacting. Only the keys and a number per key stay on the heap.
  */
+
+import type { Flow } from './flow.js';
 import { detached, type SipRequest } from './message.js';
-import type { Flow } from './transport.js';
 
 const GENERATION_MS = 8_000;
 const MAX_PER_GENERATION = 50_000;

@@ -17,10 +17,10 @@ import type {
   RegistrationStore,
 } from '../store/registration-store.js';
 import { challengeHeader, issueNonce, readCredentials, responseMatches, verifyNonce } from './digest.js';
+import type { Flow } from './flow.js';
 import { detached, headerText, type SipRequest, sipUriOf } from './message.js';
 import type { SipStack } from './stack.js';
 import { RegistrarLimits } from './timers.js';
-import type { Flow } from './transport.js';
 
 export interface RegistrarOptions {
   /** Domain of the default organization (spec §Organization). */

@@ -10,6 +10,7 @@ import type { GatewayStore } from '../store/gateway-store.js';
 import type { LeaseStore } from '../store/lease-store.js';
 import type { RegistrationStore } from '../store/registration-store.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
+import type { BoundPorts, Flow } from './flow.js';
 import { FlowRelay, FlowTokens } from './flow-relay.js';
 import { GatewayRegistrations, gatewayTarget } from './gateways.js';
 import { SipLegs } from './legs.js';
@@ -17,7 +18,6 @@ import { ALLOW_HEADER, type SipRequest, sipUriOf, tagOf } from './message.js';
 import type { InboundInvite } from './port.js';
 import { Registrar } from './registrar.js';
 import { SipStack, type StackOptions } from './stack.js';
-import type { BoundPorts, Flow } from './transport.js';
 
 export interface SipServiceOptions extends StackOptions {
   readonly defaultDomain: string;

@@ -13,6 +13,7 @@
 import type { Logger } from 'pino';
 import type { StackMessage, TransactionLayer } from 'sip';
 import * as stack from 'sip';
+import type { Flow, SipConnection, Target, TransportOptions } from './flow.js';
 import {
   cloneMessage,
   isRequest,
@@ -28,13 +29,7 @@ import { type FlowRouter, NextHops, type SendOptions } from './next-hop.js';
 import { RecentReplies } from './recent-replies.js';
 import { rejectionOf } from './request-checks.js';
 import { responseText } from './response-text.js';
-import {
-  type Flow,
-  type SipConnection,
-  SipTransports,
-  type Target,
-  type TransportOptions,
-} from './transport.js';
+import { SipTransports } from './transport.js';
 import { statelessResponse, validateRaw } from './validate.js';
 
 export type RequestHandler = (rq: SipRequest, flow: Flow) => void;

@@ -11,76 +11,23 @@ import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import type { IncomingMessage } from 'node:http';
 import { createServer, isIPv6, connect as netConnect, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { StackConnection, StackMessage } from 'sip';
+import type { StackMessage } from 'sip';
 import * as stack from 'sip';
 import type { WebSocket } from 'ws';
-import type { SipMeter, SipWireDirection } from '../metrics/port.js';
+import type { SipWireDirection } from '../metrics/port.js';
 import { literalLookup } from '../udp-lookup.js';
+import {
+  type BoundPorts,
+  type Flow,
+  isWebSocketProtocol,
+  type RawMessageHandler,
+  type SipConnection,
+  type Target,
+  type TransportOptions,
+  type TransportProtocol,
+} from './flow.js';
+import { StreamFramer } from './stream-framing.js';
 import { listenWebSocket, type WsListener } from './ws-listener.js';
-
-export type TransportProtocol = 'UDP' | 'TCP' | 'WS' | 'WSS';
-
-/** WebSocket flows (RFC 7118): a browser's, reached only over the connection it opened. */
-export const isWebSocketProtocol = (protocol: string): protocol is 'WS' | 'WSS' =>
-  protocol === 'WS' || protocol === 'WSS';
-
-/** A node's SIP address (its advertised host and SIP port). */
-export interface FlowHome {
-  readonly address: string;
-  readonly port: number;
-}
-
-export interface Flow {
-  readonly protocol: TransportProtocol;
-  readonly address: string;
-  readonly port: number;
-  readonly local: { readonly address: string; readonly port: number };
-  /**
-   * The SIP address of the node holding this connection, stamped by the registrar on the bindings
-   * it takes; other nodes reach a TCP/WS client through it (flow-relay.ts).
-   */
-  readonly node?: FlowHome;
-}
-
-export interface Target {
-  readonly protocol: string;
-  readonly address: string;
-  readonly port: number;
-}
-
-export interface TransportOptions {
-  readonly host: string;
-  readonly port: number;
-  readonly publicAddress: string;
-  readonly udp: boolean;
-  readonly tcp: boolean;
-  readonly wsPort: number | null;
-  /** RFC 7118 secure WebSocket listener port, or null for none (needs `tlsCert` and `tlsKey`). */
-  readonly wssPort?: number | null;
-  /** PEM certificate chain and private key files of the WSS listener (read at start). */
-  readonly tlsCert?: string | null;
-  readonly tlsKey?: string | null;
-  /** Largest header section accepted on a stream, bytes. */
-  readonly maxHeaderBytes?: number;
-  /** Largest body accepted, bytes (UDP datagrams are capped by their size anyway). */
-  readonly maxBodyBytes?: number;
-  /** Counts what crosses the wire (`countWire`); without it nothing is counted. */
-  readonly meter?: SipMeter;
-}
-
-export interface BoundPorts {
-  readonly udp: number | null;
-  readonly tcp: number | null;
-  readonly ws: number | null;
-  readonly wss: number | null;
-}
-
-export type RawMessageHandler = (raw: string, flow: Flow) => void;
-
-/** A connection for the transaction layer: `send` stamps our Via and writes the message. */
-export interface SipConnection extends StackConnection {
-  readonly protocol: TransportProtocol;
-}
 
 const DEFAULT_MAX_HEADER = 64 * 1024;
 const DEFAULT_MAX_BODY = 256 * 1024;
@@ -227,7 +174,7 @@ export class SipTransports {
     ws.on('error', () => ws.terminate());
   }
 
-  /** Frames a TCP byte stream into messages by Content-Length (RFC 3261 §18.3). */
+  /** Takes a TCP connection: its byte stream framed into messages (stream-framing.ts). */
   private adoptStream(socket: Socket): void {
     const remote = { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 };
     const k = key(remote.address, remote.port);
@@ -237,37 +184,22 @@ export class SipTransports {
       ...remote,
       local: { address: socket.localAddress ?? '', port: socket.localPort ?? 0 },
     };
-    const maxHeader = this.options.maxHeaderBytes ?? DEFAULT_MAX_HEADER;
-    const maxBody = this.options.maxBodyBytes ?? DEFAULT_MAX_BODY;
-    let buffer = '';
+    const framer = new StreamFramer(
+      {
+        maxHeaderBytes: this.options.maxHeaderBytes ?? DEFAULT_MAX_HEADER,
+        maxBodyBytes: this.options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+      },
+      {
+        message: (raw) => this.deliver(raw, flow),
+        pong: () => socket.write('\r\n'),
+        overflow: () => socket.destroy(),
+      },
+    );
     socket.setEncoding('latin1');
     socket.setTimeout(IDLE_STREAM_MS, () => socket.destroy());
+    // A destroyed socket may still hand over the rest of a chunk already read: not framed any more.
     socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      for (;;) {
-        // RFC 5626 §3.5.1 keep-alive: CRLFCRLF ping, CRLF pong.
-        if (buffer.startsWith('\r\n\r\n')) {
-          socket.write('\r\n');
-          buffer = buffer.slice(4);
-          continue;
-        }
-        const lead = buffer.match(/^(?:\r\n)+/);
-        if (lead) buffer = buffer.slice(lead[0].length);
-        const end = buffer.indexOf('\r\n\r\n');
-        if (end < 0) {
-          if (buffer.length > maxHeader) socket.destroy();
-          return;
-        }
-        if (end > maxHeader) return void socket.destroy();
-        const head = buffer.slice(0, end);
-        const m = head.match(/^(?:content-length|l)[ \t]*:[ \t]*(\d+)[ \t]*$/im);
-        const length = m ? Number(m[1]) : 0;
-        if (length > maxBody) return void socket.destroy();
-        if (buffer.length < end + 4 + length) return;
-        const raw = buffer.slice(0, end + 4 + length);
-        buffer = buffer.slice(end + 4 + length);
-        this.deliver(raw, flow);
-      }
+      if (!socket.destroyed) framer.push(chunk);
     });
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {

@@ -5,10 +5,10 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import type { Flow } from '../../../src/sip/flow.js';
 import { FLOW_PARAM, FlowRelay, FlowTokens } from '../../../src/sip/flow-relay.js';
 import { type SipRequest, sipUriOf } from '../../../src/sip/message.js';
 import { SipStack } from '../../../src/sip/stack.js';
-import type { Flow } from '../../../src/sip/transport.js';
 
 const tokens = (secret = 'shared-secret') => new FlowTokens(async () => secret);
 const ref = { protocol: 'TCP', address: '192.0.2.10', port: 40123 } as const;

@@ -4,9 +4,9 @@
  * forgotten after two generations.
  */
 import { describe, expect, it } from 'vitest';
+import type { Flow } from '../../../src/sip/flow.js';
 import type { SipRequest } from '../../../src/sip/message.js';
 import { RecentReplies } from '../../../src/sip/recent-replies.js';
-import type { Flow } from '../../../src/sip/transport.js';
 
 const flow: Flow = {
   protocol: 'UDP',
