@@ -48,6 +48,7 @@ import { callRoutes } from './routes/calls.js';
 import { clientRoutes } from './routes/clients.js';
 import { conferenceRoutes } from './routes/conferences.js';
 import { emailRoutes } from './routes/email.js';
+import { extensionRoutes } from './routes/extensions.js';
 import { gatewayRoutes } from './routes/gateways.js';
 import { incomingNumberRoutes } from './routes/incoming-numbers.js';
 import { notificationRoutes } from './routes/notifications.js';
@@ -144,6 +145,7 @@ export function createApp(deps: AppDeps): App {
   recordingRoutes(routes, deps);
   gatewayRoutes(routes, deps);
   profileRoutes(routes, deps);
+  extensionRoutes(routes, deps);
   // --- Messaging ---
   if (deps.sms && deps.smsStore)
     smsRoutes(routes, { sms: deps.sms, smsStore: deps.smsStore, publicUrl: deps.publicUrl });

@@ -204,6 +204,12 @@ export function writeBody(res: Response, format: Format, body: string | Buffer):
   writeHeadAndBody(res, format, body, typeof body === 'string' ? Buffer.byteLength(body) : body.length);
 }
 
+/** A JSON-only resource's document as it is (no envelope, no dialect): profiles, extensions, supervisor. */
+export function writeJson(res: Response, body: unknown, status?: number): void {
+  if (status !== undefined) res.statusCode = status;
+  writeBody(res, 'json', JSON.stringify(body));
+}
+
 /**
  * The two headers go to writeHead rather than through setHeader: when no other header was set
  * before, Node then writes them without keeping a header map for the response (measurably cheaper

@@ -1,27 +1,20 @@
 /**
- * Profiles (spec §Endpoints › Profiles; JSON only) and the multi-provider extension configuration
- * (§Endpoints › Multi-provider extension). Every status of the spec's Errors table for profiles.
+ * Profiles (spec §Endpoints › Profiles; JSON only). Every status of the spec's Errors table for
+ * profiles. The multi-provider extension's configuration is extensions.ts's.
  */
 import type { Request, Response } from 'express';
 import type { AccountService } from '../../actors/account/account-service.js';
 import { AppError } from '../../errors.js';
 import { newSid, SidPrefix } from '../../ids.js';
 import { jsonPointer } from '../../json-members.js';
-import {
-  ConfigurationDataError,
-  parseConfigurationData,
-  validateMultiProvider,
-} from '../../profiles/multi-provider.js';
-import { MULTI_PROVIDER } from '../../profiles/resolution.js';
+import { ConfigurationDataError, validateMultiProvider } from '../../profiles/multi-provider.js';
 import { kindFromContentType, SCHEMAS, schemaNameOf, validateProfile } from '../../profiles/schemas.js';
 import { type Account, Role } from '../../store/account-store.js';
 import { DEFAULT_PROFILE_SID } from '../../store/profile-defaults.js';
-import type { Extension, Profile, ProfileStore } from '../../store/profile-store.js';
+import type { Profile, ProfileStore } from '../../store/profile-store.js';
 import { callerOf } from '../context.js';
-import { JSON_MAX_DEPTH, jsonDepth } from '../json-body.js';
-import { jsonDocument, type ParamSpec, type RouteSpec } from '../openapi/spec.js';
-import { Params } from '../params.js';
-import { writeBody } from '../render.js';
+import { jsonDocument, type RouteSpec } from '../openapi/spec.js';
+import { writeJson } from '../render.js';
 import type { RouteTable } from '../router.js';
 import { API_ROOT } from '../uris.js';
 
@@ -30,11 +23,6 @@ export interface ProfileRouteDeps {
   readonly accounts: AccountService;
   readonly publicUrl: string;
 }
-
-const json = (res: Response, body: unknown, status = 200) => {
-  res.statusCode = status;
-  writeBody(res, 'json', JSON.stringify(body));
-};
 
 export function profileRoutes(routes: RouteTable, deps: ProfileRouteDeps): void {
   const base = `${API_ROOT}/Profiles`;
@@ -167,7 +155,7 @@ export function profileRoutes(routes: RouteTable, deps: ProfileRouteDeps): void 
     else if (!(await deps.profiles.unlink(p.sid, target))) {
       throw new AppError('NotFound', `Profile ${p.sid} is not linked to ${target}`);
     }
-    json(res, { sid: p.sid, link: target, operation: op });
+    writeJson(res, { sid: p.sid, link: target, operation: op });
   };
 
   routes.resource(base, {
@@ -176,7 +164,7 @@ export function profileRoutes(routes: RouteTable, deps: ProfileRouteDeps): void 
       const all = await deps.profiles.list();
       const visible = [];
       for (const p of all) if (await canRead(caller, p)) visible.push(p);
-      json(
+      writeJson(
         res,
         visible.map((p) => ({
           uri: `${base}/${p.sid}`,
@@ -207,7 +195,7 @@ export function profileRoutes(routes: RouteTable, deps: ProfileRouteDeps): void 
       // Spec: the subscriber kind creates profiles linked only to the creating account.
       await deps.profiles.insert(p, kind === 'subscriber' ? caller.sid : undefined);
       res.setHeader('Location', `${deps.publicUrl}${base}/${p.sid}`);
-      json(res, document, 201);
+      writeJson(res, document, 201);
     },
   });
 
@@ -215,7 +203,7 @@ export function profileRoutes(routes: RouteTable, deps: ProfileRouteDeps): void 
     GET: async (req, res) => {
       const schema = SCHEMAS[`${String(req.params.schemaName).replace(/\.json$/, '')}.json`];
       if (!schema) throw new AppError('NotFound', `No schema ${req.params.schemaName}`);
-      json(res, schema);
+      writeJson(res, schema);
     },
   });
 
@@ -226,7 +214,7 @@ export function profileRoutes(routes: RouteTable, deps: ProfileRouteDeps): void 
         throw new AppError('Forbidden', 'Not allowed to read this profile');
       res.setHeader('Link', `<${schemaUrl(p)}>; rel="describedBy"`);
       res.setHeader('Last-Modified', p.dateUpdated.toUTCString());
-      json(res, p.document);
+      writeJson(res, p.document);
     },
     PUT: async (req, res) => {
       const override = String(req.headers['x-http-method-override'] ?? '').toUpperCase();
@@ -236,126 +224,19 @@ export function profileRoutes(routes: RouteTable, deps: ProfileRouteDeps): void 
       const p = await find(req);
       await assertCanModify(callerOf(res), p);
       const updated = await deps.profiles.update(p.sid, documentOf(req, p.kind));
-      json(res, updated?.document);
+      writeJson(res, updated?.document);
     },
     DELETE: async (req, res) => {
       const p = await find(req);
       await assertCanModify(callerOf(res), p);
       await deps.profiles.delete(p.sid); // links go with it (ON DELETE CASCADE)
-      json(res, { sid: p.sid, deleted: true });
-    },
-  });
-
-  // ---------------------------------------------------------------- multi-provider extension
-
-  const extensionJson = (e: Extension) => ({
-    sid: e.sid,
-    extension_name: e.extensionName,
-    enabled: e.enabled,
-    account_sid: e.accountSid,
-    configuration_data: masked(e.configurationData),
-    date_created: e.dateCreated.toISOString(),
-    date_updated: e.dateUpdated.toISOString(),
-    uri: `${API_ROOT}/ExtensionsConfiguration.json/${e.sid}`,
-  });
-
-  const superAdmin = (res: Response) => {
-    if (!callerOf(res).isSuperAdmin)
-      throw new AppError('Forbidden', 'Only the Super Admin manages extension configurations');
-  };
-
-  const readParams = async (res: Response, requireAll: boolean) => {
-    const p = Params.body(res);
-    const name = p.get('ExtensionName');
-    if (name === undefined && requireAll) throw new AppError('MissingParameter', 'ExtensionName is required');
-    if (name !== undefined && name !== MULTI_PROVIDER)
-      throw new AppError('InvalidParameter', `ExtensionName must be ${MULTI_PROVIDER}`);
-    const data = p.get('ConfigurationData');
-    if (data === undefined && requireAll)
-      throw new AppError('MissingParameter', 'ConfigurationData is required');
-    let configurationData: Extension['configurationData'] | undefined;
-    try {
-      // Depth-capped before the parser sees it (NUL was refused with the form, see params.ts).
-      if (data !== undefined && jsonDepth(data) > JSON_MAX_DEPTH)
-        throw new AppError(
-          'InvalidParameter',
-          `ConfigurationData nests deeper than ${JSON_MAX_DEPTH} levels`,
-        );
-      configurationData = data === undefined ? undefined : parseConfigurationData(data);
-    } catch (e) {
-      if (e instanceof ConfigurationDataError) throw new AppError('InvalidParameter', e.message);
-      throw e;
-    }
-    const accountParam = p.get('AccountSid');
-    if (accountParam === undefined && requireAll)
-      throw new AppError('MissingParameter', 'AccountSid is required');
-    let accountSid: string | undefined;
-    if (accountParam !== undefined) {
-      const account = await deps.accounts.resolve(accountParam);
-      if (!account) throw new AppError('NotFound', `Account ${accountParam} not found`);
-      accountSid = account.sid;
-    }
-    return { enabled: p.bool('Enabled'), configurationData, accountSid };
-  };
-
-  routes.resource(`${API_ROOT}/ExtensionsConfiguration`, {
-    POST: async (_req, res) => {
-      superAdmin(res);
-      const v = await readParams(res, true);
-      const at = new Date();
-      const e: Extension = {
-        sid: newSid(SidPrefix.Extension),
-        accountSid: v.accountSid as string,
-        extensionName: MULTI_PROVIDER,
-        enabled: v.enabled ?? true,
-        configurationData: v.configurationData as Extension['configurationData'],
-        dateCreated: at,
-        dateUpdated: at,
-      };
-      if (!(await deps.profiles.insertExtension(e))) {
-        throw new AppError(
-          'AlreadyExists',
-          `Account ${e.accountSid} already has a ${MULTI_PROVIDER} configuration; modify it`,
-        );
-      }
-      res.setHeader('Location', `${deps.publicUrl}${API_ROOT}/ExtensionsConfiguration.json/${e.sid}`);
-      json(res, extensionJson(e), 201);
-    },
-  });
-  routes.resource(`${API_ROOT}/ExtensionsConfiguration/:extensionSid`, {
-    GET: async (req, res) => {
-      superAdmin(res);
-      const e = await deps.profiles.getExtension(req.params.extensionSid as string);
-      if (!e) throw new AppError('NotFound', `Extension configuration ${req.params.extensionSid} not found`);
-      json(res, extensionJson(e));
-    },
-    POST: async (req, res) => {
-      superAdmin(res);
-      const v = await readParams(res, false);
-      const e = await deps.profiles.updateExtension(req.params.extensionSid as string, v);
-      if (!e) throw new AppError('NotFound', `Extension configuration ${req.params.extensionSid} not found`);
-      json(res, extensionJson(e));
+      writeJson(res, { sid: p.sid, deleted: true });
     },
   });
 
   routes.describe(base, PROFILES_SPEC);
   routes.describe(`${base}/schemas/:schemaName`, PROFILE_SCHEMA_SPEC);
   routes.describe(`${base}/:profileSid`, PROFILE_SPEC);
-  routes.describe(`${API_ROOT}/ExtensionsConfiguration`, EXTENSIONS_SPEC);
-  routes.describe(`${API_ROOT}/ExtensionsConfiguration/:extensionSid`, EXTENSION_SPEC);
-}
-
-/** Proxy passwords are never echoed back. */
-function masked(c: Extension['configurationData']): unknown {
-  const voice = c['outbound-voice'];
-  if (!voice) return c;
-  return {
-    ...c,
-    'outbound-voice': voice.map((v) => ({
-      ...v,
-      proxy: v.proxy.map((p) => (p.password === undefined ? p : { ...p, password: '********' })),
-    })),
-  };
 }
 
 // The profile API is JSON only (no `.json` suffix); its documents are the caller's own JSON.
@@ -388,31 +269,4 @@ const PROFILE_SPEC: RouteSpec = {
     response: jsonDocument(),
   },
   DELETE: { summary: 'Delete a profile', response: jsonDocument() },
-};
-
-const EXTENSION_PARAMS: ParamSpec[] = [
-  { name: 'ExtensionName', required: 'handler', enum: [MULTI_PROVIDER] },
-  { name: 'ConfigurationData', required: 'handler', description: 'A JSON document' },
-  { name: 'AccountSid', type: 'sid', required: 'handler' },
-  { name: 'Enabled', type: 'boolean' },
-];
-
-const EXTENSIONS_SPEC: RouteSpec = {
-  tag: 'Extensions',
-  POST: {
-    summary: 'Create an extension configuration',
-    description: 'Super Admin only.',
-    params: EXTENSION_PARAMS,
-    response: jsonDocument(201),
-  },
-};
-
-const EXTENSION_SPEC: RouteSpec = {
-  tag: 'Extensions',
-  GET: { summary: 'Get an extension configuration', response: jsonDocument() },
-  POST: {
-    summary: 'Update an extension configuration',
-    params: EXTENSION_PARAMS.map((p) => ({ ...p, required: false })),
-    response: jsonDocument(),
-  },
 };

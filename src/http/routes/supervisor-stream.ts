@@ -22,7 +22,7 @@ import type { StreamTicketStore } from '../../store/stream-ticket-store.js';
 import { authenticateBasic, targetAccount } from '../auth.js';
 import { callerOf, state } from '../context.js';
 import { jsonDocument } from '../openapi/spec.js';
-import { writeBody } from '../render.js';
+import { writeJson } from '../render.js';
 import type { RouteTable } from '../router.js';
 import { API_ROOT } from '../uris.js';
 import { authorizeSupervision, SCOPES, SupervisorScope } from './supervisor.js';
@@ -69,8 +69,7 @@ export function supervisorTicketRoutes(routes: RouteTable, deps: SupervisorStrea
         throw new AppError('Forbidden', 'Only an Administrator supervises its accounts');
       const ticket = randomBytes(24).toString('base64url');
       await deps.tickets.issue(ticket, caller.sid, ttl);
-      res.status(201);
-      writeBody(res, 'json', JSON.stringify({ ticket, expires_in: Math.round(ttl / 1000) }));
+      writeJson(res, { ticket, expires_in: Math.round(ttl / 1000) }, 201);
     },
   });
   routes.describe(path, {

@@ -21,7 +21,7 @@ import { type Account, Role } from '../../store/account-store.js';
 import { accountOf, callerOf, state } from '../context.js';
 import { jsonDocument, type RouteSpec } from '../openapi/spec.js';
 import { Params } from '../params.js';
-import { writeBody } from '../render.js';
+import { writeJson } from '../render.js';
 import type { RouteTable } from '../router.js';
 import { API_ROOT } from '../uris.js';
 
@@ -105,8 +105,6 @@ export function supervisorRoutes(routes: RouteTable, deps: SupervisorRouteDeps):
     Revision: supervisor.revision,
   });
 
-  const json = (res: Response, body: unknown) => writeBody(res, 'json', JSON.stringify(body));
-
   /** Every node's figures, or 400 when this node does not share them. */
   const clusterNodes = async () => {
     if (!supervisor.cluster)
@@ -121,7 +119,7 @@ export function supervisorRoutes(routes: RouteTable, deps: SupervisorRouteDeps):
         scope === SupervisorScope.Cluster
           ? (sumFigures(await clusterNodes()).TotalCallsSinceUptime ?? 0)
           : supervisor.view.figures(accounts).TotalCallsSinceUptime;
-      json(res, { ...envelope(), TotalCalls: total });
+      writeJson(res, { ...envelope(), TotalCalls: total });
     },
   });
 
@@ -132,7 +130,7 @@ export function supervisorRoutes(routes: RouteTable, deps: SupervisorRouteDeps):
         // Live call details stay on their node: the cluster answer is figures, summed and per node.
         const nodes = await clusterNodes();
         const registered = (await supervisor.registeredUsers()) ?? 0;
-        json(res, {
+        writeJson(res, {
           ...envelope(),
           Scope: SupervisorScope.Cluster,
           Metrics: { ...metricsOf(sumFigures(nodes)), RegisteredUsers: registered },
@@ -151,7 +149,7 @@ export function supervisorRoutes(routes: RouteTable, deps: SupervisorRouteDeps):
       const sms = perNode ? (supervisor.smsMetrics() ?? SMS_ZERO) : nullSms();
       const calls = supervisor.view.figures(accounts);
       const query = accounts ? '?Scope=account' : '';
-      json(res, {
+      writeJson(res, {
         ...envelope(),
         Metrics: { ...calls, RegisteredUsers: perNode ? (registered ?? 0) : null, ...sms },
         LiveCallDetails: details
@@ -169,7 +167,7 @@ export function supervisorRoutes(routes: RouteTable, deps: SupervisorRouteDeps):
           'InvalidParameter',
           'Scope=cluster is served by /Supervisor.json/metrics (figures only)',
         );
-      json(res, supervisor.view.liveCalls(accounts).map(liveCallJson));
+      writeJson(res, supervisor.view.liveCalls(accounts).map(liveCallJson));
     },
   });
 
