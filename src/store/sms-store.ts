@@ -96,6 +96,15 @@ export interface SmsTransition {
 }
 
 /**
+ * A message as a status change leaves it: what its status callback tells (spec §Events), without
+ * the columns nobody reads after a transition (dates, lease, price).
+ */
+export type SmsStatusRecord = Pick<
+  SmsMessage,
+  'sid' | 'accountSid' | 'from' | 'to' | 'body' | 'status' | 'apiVersion' | 'errorCode' | 'statusCallback'
+>;
+
+/**
  * The SMS store port. Callers serialise `transition` calls of one message (the SMS service keeps a
  * chain per sid); different messages may be written concurrently.
  */
@@ -110,7 +119,7 @@ export interface SmsStore {
     page: { offset: number; limit: number },
   ): Promise<{ total: number; items: SmsMessage[] }>;
   /** Returns the updated message, or null when the stored status was not in `from` (nothing changed). */
-  transition(t: SmsTransition): Promise<SmsMessage | null>;
+  transition(t: SmsTransition): Promise<SmsStatusRecord | null>;
   /**
    * The outbound message one of whose segments got this (normalised) provider id, with all its ids
    * and the receipt outcomes recorded so far.

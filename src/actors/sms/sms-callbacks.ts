@@ -5,7 +5,7 @@
  */
 import type { Logger } from '../../logger.js';
 import type { Account } from '../../store/account-store.js';
-import type { SmsMessage } from '../../store/sms-store.js';
+import type { SmsStatusRecord } from '../../store/sms-store.js';
 import type { WebhookClient } from '../../webhooks/index.js';
 import { SidChains } from './sid-chains.js';
 
@@ -28,7 +28,7 @@ export class SmsCallbacks {
   }
 
   /** Queues the callback of the message as recorded (no-op without a StatusCallback). */
-  send(m: SmsMessage): void {
+  send(m: SmsStatusRecord): void {
     const url = m.statusCallback;
     if (!url) return;
     this.#chains.add(m.sid, async () => {

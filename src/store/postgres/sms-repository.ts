@@ -4,6 +4,7 @@ import type {
   SmsFilter,
   SmsMessage,
   SmsSort,
+  SmsStatusRecord,
   SmsStore,
   SmsTransition,
 } from '../sms-store.js';
@@ -110,7 +111,7 @@ export class PgSmsStore implements SmsStore {
     return { total: (count?.n as number) ?? 0, items: rows.map(toMessage) };
   }
 
-  async transition(t: SmsTransition): Promise<SmsMessage | null> {
+  async transition(t: SmsTransition): Promise<SmsStatusRecord | null> {
     return settle(await this.#writes.add({ kind: 'transition', t })) ?? null;
   }
 

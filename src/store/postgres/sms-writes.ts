@@ -10,9 +10,9 @@
  * committed (the insert before the actor starts, the attempt before the submit_sm, the `sent`
  * transition before the receipt's).
  */
-import type { SmsMessage, SmsTransition } from '../sms-store.js';
+import type { SmsMessage, SmsStatusRecord, SmsTransition } from '../sms-store.js';
 import { type Db, retryingDeadlocks, type SQLQuery, sql } from './db.js';
-import { toMessage } from './sms-rows.js';
+import { STATUS_RECORD_COLUMNS, toStatusRecord } from './sms-rows.js';
 
 /** One write of an SMS message. */
 export type SmsWrite =
@@ -39,7 +39,7 @@ export function sidOfWrite(w: SmsWrite): string {
 }
 
 /** A write's result: the changed message for a transition (null when its status was not in `from`). */
-export type SmsWriteResult = SmsMessage | null | undefined;
+export type SmsWriteResult = SmsStatusRecord | null | undefined;
 
 /** A timestamp as epoch milliseconds (an array of numbers costs the driver less than one of Dates). */
 const ms = (d: Date | null | undefined): number | null => (d ? d.getTime() : null);
@@ -81,9 +81,12 @@ function attemptCte(sids: readonly string[]): SQLQuery {
       WHERE sid = ANY(${[...sids]}::text[]) AND sid IN (SELECT sid FROM locked) AND NOT submit_attempted)`;
 }
 
+const RETURNED = sql.__dangerous__rawValue(STATUS_RECORD_COLUMNS);
+
 /**
  * Each row changes only when its stored status is one of its `from` statuses; the provider ids of
- * rows that changed are inserted in the same statement. The changed rows come back as `u`.
+ * rows that changed are inserted in the same statement. The changed rows come back as `u`, with only
+ * the columns of their status callback (no timestamps to parse per row).
  */
 function transitionCtes(batch: readonly SmsTransition[]): SQLQuery {
   const col = <V>(get: (t: SmsTransition) => V): V[] => batch.map(get);
@@ -123,7 +126,7 @@ function transitionCtes(batch: readonly SmsTransition[]): SQLQuery {
           date_updated = now()
         FROM v
         WHERE m.sid = v.sid AND m.sid IN (SELECT sid FROM locked) AND m.status = ANY(v.from_list)
-        RETURNING m.*
+        RETURNING ${RETURNED}
       ),
       ids AS (
         INSERT INTO sms_provider_ids (provider_id, sms_sid, segment)
@@ -158,7 +161,7 @@ export async function writeSmsBatch(db: Db, batch: readonly SmsWrite[]): Promise
   const main = transitions.length > 0 ? sql`SELECT * FROM u` : sql`SELECT 1 AS done`;
   const statement = sql`WITH ${sql.join(ctes, sql`, `)} ${main}`;
   const rows = await retryingDeadlocks(() => db.query(statement));
-  const bySid = new Map<string, SmsMessage>();
-  if (transitions.length > 0) for (const r of rows) bySid.set(r.sid as string, toMessage(r));
+  const bySid = new Map<string, SmsStatusRecord>();
+  if (transitions.length > 0) for (const r of rows) bySid.set(r.sid as string, toStatusRecord(r));
   return batch.map((w) => (w.kind === 'transition' ? (bySid.get(w.t.sid) ?? null) : undefined));
 }
