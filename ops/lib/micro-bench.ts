@@ -9,7 +9,7 @@ import v8 from 'node:v8';
 /** One round: `items` calls, requests… run to completion. */
 export type Round = (items: number) => Promise<void>;
 
-export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** µs of process CPU (user + system) per item: the median of `rounds` rounds after one warm-up round. */
 export async function cpuPerItem(

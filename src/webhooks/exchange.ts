@@ -57,6 +57,10 @@ function flattenHeaders(h: IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
+/** No response byte within the read timeout (before the head, or between body chunks). */
+const readTimedOut = (readTimeoutMs: number) =>
+  new AttemptError(FailureKind.Timeout, `no data for ${readTimeoutMs} ms`, RetryClass.ReadTimeout);
+
 /** A failure raised before any response byte, classified by the error's code. */
 function beforeResponse(err: unknown, url: URL, timeouts: ExchangeTimeouts): AttemptError {
   if (err instanceof AttemptError) return err;
@@ -75,11 +79,7 @@ function beforeResponse(err: unknown, url: URL, timeouts: ExchangeTimeouts): Att
     case 'UND_ERR_CONNECT_TIMEOUT':
       return new AttemptError(FailureKind.ConnectTimeout, e.message, RetryClass.Connect);
     case 'UND_ERR_HEADERS_TIMEOUT':
-      return new AttemptError(
-        FailureKind.Timeout,
-        `no data for ${timeouts.readTimeoutMs} ms`,
-        RetryClass.ReadTimeout,
-      );
+      return readTimedOut(timeouts.readTimeoutMs);
     default:
       // Reset/closed before any response counts as a connection failure (retryable as `ct`).
       return new AttemptError(FailureKind.Network, `${code ?? 'error'}: ${e.message}`, RetryClass.Connect);
@@ -90,13 +90,7 @@ function beforeResponse(err: unknown, url: URL, timeouts: ExchangeTimeouts): Att
 function duringBody(err: unknown, timeouts: ExchangeTimeouts): AttemptError {
   if (err instanceof AttemptError) return err;
   const e: NodeJS.ErrnoException = err instanceof Error ? err : new Error(String(err));
-  if (e.code === 'UND_ERR_BODY_TIMEOUT') {
-    return new AttemptError(
-      FailureKind.Timeout,
-      `no data for ${timeouts.readTimeoutMs} ms`,
-      RetryClass.ReadTimeout,
-    );
-  }
+  if (e.code === 'UND_ERR_BODY_TIMEOUT') return readTimedOut(timeouts.readTimeoutMs);
   // The peer closed the connection mid-body: a network failure after a response started.
   return new AttemptError(FailureKind.Network, `response aborted: ${e.message}`, null);
 }
@@ -182,7 +176,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
     }
     const rt = this.timeouts.readTimeoutMs;
     if (now >= this.lastRead + rt) {
-      this.stop(new AttemptError(FailureKind.Timeout, `no data for ${rt} ms`, RetryClass.ReadTimeout));
+      this.stop(readTimedOut(rt));
       return;
     }
     this.arm(Math.min(this.lastRead + rt, this.budgetEnd) - now + 1);

@@ -55,7 +55,7 @@ export const emitFinishedWith = {
 } as const;
 
 /** The states of the verbs that run as actors, by element name. */
-export const VERB_STATES = [
+const VERB_STATES = [
   ['Say', 'say'],
   ['Play', 'play'],
   ['Pause', 'pause'],
@@ -76,7 +76,7 @@ export const VERB_STATES = [
  */
 export type Ahead = 0 | 1 | 'fetched';
 /** The program a choice looks at, and where in it. */
-export const fetchedProgram = (output: FetchMarkupOutput | undefined) => (output?.ok ? output.program : null);
+const fetchedProgram = (output: FetchMarkupOutput | undefined) => (output?.ok ? output.program : null);
 export const programAt = (context: InterpreterContext, event: { type: string }, ahead: Ahead) =>
   ahead === 'fetched'
     ? (fetchedProgram((event as { output?: FetchMarkupOutput }).output) ?? [])
