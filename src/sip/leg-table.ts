@@ -34,6 +34,8 @@ export interface Leg {
   /** The 100 Trying still to send if no other response comes first (§17.2.1). */
   trying?: NodeJS.Timeout;
   ok?: SipResponse;
+  /** The 2xx's next retransmission, or the end of the wait for its ACK (one timer: SipLegs.awaitAck). */
+  ackWait?: NodeJS.Timeout;
   byeAfterAck?: boolean;
   /** The body of that BYE (a USSD session's last message). */
   byeBody?: MessageBody | undefined;
@@ -183,4 +185,9 @@ export function confirm(leg: Leg): void {
   leg.state = 'confirmed';
   leg.invite = undefined;
   leg.ok = undefined;
+  if (leg.ackWait) {
+    clearTimeout(leg.ackWait);
+    leg.timers.delete(leg.ackWait);
+    leg.ackWait = undefined;
+  }
 }

@@ -228,21 +228,23 @@ export class SipLegs implements SipPort {
     });
     leg.dialog = uasDialog(leg.invite, leg.localTag, contact, leg.flow);
     leg.state = 'answered';
-    const deadline = Date.now() + SipTimers.ACK_WAIT;
-    const retransmit = (n: number) => {
-      this.table.timer(leg, retransmitInterval(n), () => {
-        if (leg.state !== 'answered' || !leg.ok) return;
-        if (Date.now() >= deadline) {
-          this.ackTimeout(leg);
-          return;
-        }
-        this.stack.sendResponse(leg.ok);
-        retransmit(n + 1);
-      });
-    };
-    retransmit(0);
-    this.table.timer(leg, SipTimers.ACK_WAIT, () => {
-      if (leg.state === 'answered') this.ackTimeout(leg);
+    this.awaitAck(leg, Date.now() + SipTimers.ACK_WAIT, 0);
+  }
+
+  /**
+   * The 2xx retransmissions (T1 doubling up to T2, §13.3.1.4) and the wait for their ACK in one timer
+   * at a time: the last step ends at the deadline and gives up. The ACK stops it (`confirm`), so an
+   * acknowledged leg keeps no timer for the rest of the 64·T1.
+   */
+  private awaitAck(leg: Leg, deadline: number, n: number): void {
+    const left = deadline - Date.now();
+    const last = left <= retransmitInterval(n);
+    leg.ackWait = this.table.timer(leg, last ? Math.max(0, left) : retransmitInterval(n), () => {
+      leg.ackWait = undefined;
+      if (leg.state !== 'answered' || !leg.ok) return;
+      if (last) return this.ackTimeout(leg);
+      this.stack.sendResponse(leg.ok);
+      this.awaitAck(leg, deadline, n + 1);
     });
   }
 
