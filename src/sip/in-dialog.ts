@@ -82,6 +82,7 @@ export class InDialogRequests {
       return void this.refers().refuse(rq, 404, 'SIP REFER should be sent in dialog');
     if (rq.method === 'ACK') {
       if (leg?.state === 'answered') {
+        if (leg.invite) this.stack.inviteAcknowledged(leg.invite);
         confirm(leg);
         if (leg.dialog) this.table.emit(leg, { type: 'sip.confirmed', legId: leg.id, dialog: leg.dialog });
         if (leg.byeAfterAck) this.table.sendBye(leg, leg.byeBody);

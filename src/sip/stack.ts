@@ -13,6 +13,7 @@
 import type { Logger } from 'pino';
 import type { StackMessage, TransactionLayer } from 'sip';
 import * as stack from 'sip';
+import { AcceptedInvites } from './accepted-invites.js';
 import type { Flow, SipConnection, Target, TransportOptions } from './flow.js';
 import {
   cloneMessage,
@@ -29,6 +30,7 @@ import { type FlowRouter, NextHops, type SendOptions } from './next-hop.js';
 import { RecentReplies } from './recent-replies.js';
 import { rejectionOf } from './request-checks.js';
 import { responseText } from './response-text.js';
+import { SipTimers } from './timers.js';
 import { SipTransports } from './transport.js';
 import { statelessResponse, validateRaw } from './validate.js';
 
@@ -76,6 +78,7 @@ export class SipStack {
   /** Where to answer a request that has no server transaction (STATELESS_METHODS). */
   private readonly statelessReplies = new WeakMap<SipRequest, { flow: Flow; key: string | null }>();
   private readonly recentReplies = new RecentReplies();
+  private readonly acceptedInvites = new AcceptedInvites(SipTimers.TIMER_L);
   readonly counters: StackCounters = { received: 0, rejected: 0, dropped: 0, handlerErrors: 0 };
 
   constructor(
@@ -172,6 +175,7 @@ export class SipStack {
       existing.message(rq, flow);
       return;
     }
+    if (rq.method === 'INVITE' && this.acceptedInvites.absorbs(rq)) return;
     if (rq.method === 'ACK') {
       this.dispatch(rq, flow);
       return;
@@ -240,6 +244,15 @@ export class SipStack {
     if (!t) return false;
     t.send(rs);
     return true;
+  }
+
+  /**
+   * The 2xx to `invite` was acknowledged: its server transaction ends now, and a compact record
+   * absorbs the INVITE's retransmissions for the rest of Timer L (accepted-invites.ts).
+   */
+  inviteAcknowledged(invite: SipRequest): void {
+    const t = this.layer.getServer(invite);
+    if (t && this.acceptedInvites.add(invite)) t.shutdown();
   }
 
   // ---- requests -------------------------------------------------------------------------------

@@ -13,6 +13,8 @@ export const SipTimers = {
   T4: 5_000,
   /** INVITE/non-INVITE transaction timeout (Timer B/F) and the give-up point of 2xx retransmission. */
   TIMER_B: 64 * 500,
+  /** How long an INVITE server transaction absorbs retransmissions after its 2xx (RFC 6026 Timer L). */
+  TIMER_L: 64 * 500,
   /** How long a UAS waits for the ACK of its 2xx before it sends BYE (§13.3.1.4). */
   ACK_WAIT: 64 * 500,
   /** A UAC that got a 1xx to its INVITE waits this long for CANCEL's effect before giving up (§9.1). */

@@ -3,10 +3,12 @@
  * documented parameters, Say/Pause/Hangup executed, Gather collecting DTMF from a sipp pcap, Record
  * creating a Recording whose .wav downloads, Dial to a sipp UAS, Reject busy → 486, a Redirect
  * chain, the fallback URL with a Notification, unknown numbers (404 / Notification 11005), the
- * number's StatusCallback, and a BYE while a Gather runs.
+ * number's StatusCallback, a BYE while a Gather runs, and an INVITE retransmitted after its 2xx
+ * was acknowledged (absorbed: no second call, no answer).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, type Credentials, type TestServer } from '../../support/server.js';
+import { SipPeer, statusOf } from '../../support/sip-peer.js';
 import { runSipp, startSipp } from '../../support/sipp.js';
 import { until, markup as xml } from '../../support/until.js';
 import { startVoiceFixture, type VoiceFixture } from '../../support/voice-fixture.js';
@@ -325,5 +327,68 @@ describe('inbound calls to a number', () => {
     ).toMatchObject({ status: 'completed' });
     await new Promise((res) => setTimeout(res, 300));
     expect(hooks.requestsTo('/never')).toHaveLength(0);
+  });
+  it('an INVITE retransmitted after its 2xx was acknowledged is absorbed: no answer, no second call', async () => {
+    hooks.script('/absorb', xml('<Pause length="5"/><Hangup/>'));
+    const n = await numberFor('/absorb');
+    const peer = await SipPeer.open('127.0.0.2');
+    try {
+      const [host, port] = target.split(':') as [string, string];
+      const callId = `absorb-${Date.now()}@127.0.0.2`;
+      const branch = `z9hG4bKabsorb${Date.now()}`;
+      const sdp = ['v=0', 'o=- 1 1 IN IP4 127.0.0.2', 's=-', 'c=IN IP4 127.0.0.2', 't=0 0'];
+      const body = `${[...sdp, 'm=audio 40000 RTP/AVP 0', 'a=rtpmap:0 PCMU/8000'].join('\r\n')}\r\n`;
+      const via = (b: string) => `Via: SIP/2.0/UDP 127.0.0.2:${peer.port};branch=${b}`;
+      const head = ['Max-Forwards: 70', 'From: <sip:absorb@127.0.0.2>;tag=a1'];
+      const invite = [
+        `INVITE sip:${n.number}@${host}:${port} SIP/2.0`,
+        via(branch),
+        ...head,
+        `To: <sip:${n.number}@${host}>`,
+        `Call-ID: ${callId}`,
+        'CSeq: 1 INVITE',
+        `Contact: <sip:absorb@127.0.0.2:${peer.port}>`,
+        'Content-Type: application/sdp',
+        `Content-Length: ${body.length}`,
+        '',
+        body,
+      ].join('\r\n');
+      peer.send(invite, Number(port), host);
+      const ok = await peer.final(branch, 10_000);
+      expect(ok && statusOf(ok)).toBe(200);
+      const to = /^To:.*$/im.exec(ok as string)?.[0] as string;
+      peer.send(
+        // The ACK of a 2xx is a transaction of its own (RFC 3261 §13.2.2.4): a new branch.
+        [
+          `ACK sip:${n.number}@${host}:${port} SIP/2.0`,
+          via(`${branch}ack`),
+          ...head,
+          to,
+          `Call-ID: ${callId}`,
+          'CSeq: 1 ACK',
+        ]
+          .concat(['Content-Length: 0', '', ''])
+          .join('\r\n'),
+        Number(port),
+        host,
+      );
+      // Past the first 2xx retransmission (T1): an unacknowledged 200 would come again by then.
+      await new Promise((res) => setTimeout(res, 700));
+      const answered = peer.answers(branch).length;
+      peer.send(invite, Number(port), host);
+      await new Promise((res) => setTimeout(res, 700));
+      expect(peer.answers(branch)).toHaveLength(answered);
+      const r = await ts.request(
+        'GET',
+        `${API}/Accounts/${owner.sid}/Calls.json?To=${encodeURIComponent(n.number)}`,
+        {
+          auth: owner.creds,
+        },
+      );
+      expect(r.json.calls).toHaveLength(1);
+      expect(r.json.calls[0]).toMatchObject({ status: 'in-progress' });
+    } finally {
+      peer.close();
+    }
   });
 });
