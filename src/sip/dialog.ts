@@ -5,7 +5,7 @@
  */
 import type { StackRouteEntry } from 'sip';
 import type { Flow } from './flow.js';
-import { newBranch, type SipRequest, type SipResponse, tagOf, wireUri } from './message.js';
+import { detached, newBranch, type SipRequest, type SipResponse, tagOf, wireUri } from './message.js';
 
 export interface DialogParty {
   readonly uri: string;
@@ -80,7 +80,14 @@ export function uacDialog(
   };
 }
 
-/** UAS side, from a dialog-creating INVITE and the To-tag we chose (§12.1.1). */
+const detachedParty = (na: { uri: string; name?: string }): DialogParty =>
+  na.name ? { uri: detached(na.uri), name: detached(na.name) } : { uri: detached(na.uri) };
+
+/**
+ * UAS side, from a dialog-creating INVITE and the To-tag we chose (§12.1.1). Its text is copied out
+ * of the INVITE's (the parser's values are slices of it): the dialog outlives the INVITE by the
+ * whole call and Timer B, and would otherwise keep all of the INVITE's text alive.
+ */
 export function uasDialog(
   invite: SipRequest,
   localTag: string,
@@ -92,15 +99,15 @@ export function uasDialog(
   if (!target) return null;
   return {
     role: 'uas',
-    callId: invite.headers['call-id'],
+    callId: detached(invite.headers['call-id']),
     localTag,
-    remoteTag: remoteTag ?? '',
-    local: party(invite.headers.to),
-    remote: party(invite.headers.from),
+    remoteTag: remoteTag ? detached(remoteTag) : '',
+    local: detachedParty(invite.headers.to),
+    remote: detachedParty(invite.headers.from),
     localCseq: 0,
     remoteCseq: invite.headers.cseq.seq,
-    routeSet: (invite.headers['record-route'] ?? []).map(routeUri),
-    remoteTarget: target,
+    routeSet: (invite.headers['record-route'] ?? []).map((r) => detached(routeUri(r))),
+    remoteTarget: detached(target),
     localContact,
     flow,
   };

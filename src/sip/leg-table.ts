@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { type Dialog, nextRequest } from './dialog.js';
 import type { Flow } from './flow.js';
-import type { SipRequest, SipResponse } from './message.js';
+import { detached, type SipRequest, type SipResponse } from './message.js';
 import { type MessageBody, type PlaceCall, type SipEvent, TERMINAL_SIP_EVENTS } from './port.js';
 import type { ClientRequest, SipStack } from './stack.js';
 import { SipTimers } from './timers.js';
@@ -74,7 +74,7 @@ export class LegTable {
 
   /** Remembers the INVITE's branch, so that its CANCEL finds the leg. */
   indexInvite(leg: Leg, branch: string): void {
-    leg.inviteKey = `${leg.callId}|${branch}`;
+    leg.inviteKey = detached(`${leg.callId}|${branch}`);
     this.byInvite.set(leg.inviteKey, leg.id);
   }
 

@@ -15,7 +15,7 @@ import { InDialogRequests } from './in-dialog.js';
 import { contactFor, party, STRUCTURED } from './leg-parts.js';
 import { confirm, type Leg, LegTable } from './leg-table.js';
 import { MergedRequests } from './merged-requests.js';
-import { headerText, newTag, type SipRequest } from './message.js';
+import { detached, headerText, newTag, type SipRequest } from './message.js';
 import { type MessageHandler, OutOfDialogMessages } from './out-of-dialog-messages.js';
 import type { InboundInvite, MessageBody, OutboundMessage, PlaceCall, SipEvent, SipPort } from './port.js';
 import { SipRefers } from './refer.js';
@@ -145,7 +145,8 @@ export class SipLegs implements SipPort {
       terminal: false,
       abandoned: false,
       localTag: newTag(),
-      callId: rq.headers['call-id'],
+      // Copied out of the INVITE's text (a slice of it): the leg outlives the INVITE by Timer B.
+      callId: detached(rq.headers['call-id']),
       localSdp: null,
       flow: flow.protocol === 'UDP' ? null : flow,
       timers: new Set(),
