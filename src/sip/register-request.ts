@@ -9,7 +9,7 @@ import { credentialsOf, type DigestCredentials } from './digest.js';
 import type { Flow } from './flow.js';
 import type { RequestFacts } from './request-checks.js';
 import { contactExpires, nameAddrUri, type ScannedMessage, splitList } from './validate.js';
-import { copiedHead, paramName, paramValue, viaParts } from './wire-response.js';
+import { copiedHead, paramName, paramValue } from './wire-response.js';
 
 /** One Contact entry: its URI and its `expires` parameter as written. */
 export interface RegisterContact {
@@ -87,7 +87,7 @@ export class RegisterRequest {
   /** The top Via's branch; undefined without one. */
   get branch(): string | undefined {
     const top = splitList(this.header('via') ?? '')[0] ?? '';
-    const parts = viaParts(top);
+    const parts = splitList(top, ';');
     for (let i = 1; i < parts.length; i++) {
       const part = parts[i] as string;
       if (paramName(part) === 'branch') return paramValue(part) || undefined;

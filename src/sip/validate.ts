@@ -171,10 +171,14 @@ const VIA_PARM = new RegExp(
     `(?:[ \\t]*;[ \\t]*${TOKEN}(?:[ \\t]*=[ \\t]*(?:${TOKEN}|\\[[0-9A-Fa-f:.]+\\]|"(?:[^"\\\\]|\\\\.)*"))?)*$`,
 );
 
-/** Splits a header value at commas outside quotes and angle brackets. */
-export function splitList(value: string): string[] {
+/**
+ * Splits a header value at commas (or `separator`: `;` cuts a Via entry into its parameters)
+ * outside quotes and angle brackets; the parts trimmed.
+ */
+export function splitList(value: string, separator: ',' | ';' = ','): string[] {
   // Most values are one entry: no scan for the places to cut.
-  if (!value.includes(',')) return [value.trim()];
+  if (!value.includes(separator)) return [value.trim()];
+  const cut = separator.charCodeAt(0);
   const out: string[] = [];
   let depth = 0;
   let quoted = false;
@@ -189,7 +193,7 @@ export function splitList(value: string): string[] {
     if (c === 0x22) quoted = true;
     else if (c === 0x3c /* < */) depth++;
     else if (c === 0x3e /* > */) depth--;
-    else if (c === 0x2c /* , */ && depth === 0) {
+    else if (c === cut && depth === 0) {
       out.push(value.slice(from, i).trim());
       from = i + 1;
     }

@@ -27,36 +27,13 @@ function hasTag(value: string): boolean {
   return /;[ \t]*tag[ \t]*=/i.test(gt < 0 ? value : value.slice(gt + 1));
 }
 
-/**
- * The parameters of a Via entry cut at `;` outside quotes: the first part is the sent-protocol
- * and sent-by, each other one `name[=value]` as written.
- */
-export function viaParts(entry: string): string[] {
-  const out: string[] = [];
-  let quoted = false;
-  let from = 0;
-  for (let i = 0; i < entry.length; i++) {
-    const c = entry.charCodeAt(i);
-    if (quoted) {
-      if (c === 0x5c /* \ */) i++;
-      else if (c === 0x22 /* " */) quoted = false;
-    } else if (c === 0x22) quoted = true;
-    else if (c === 0x3b /* ; */) {
-      out.push(entry.slice(from, i));
-      from = i + 1;
-    }
-  }
-  out.push(entry.slice(from));
-  return out;
-}
-
-/** Name (lower case) of a Via parameter as viaParts cut it. */
+/** Name (lower case) of a Via parameter, as `splitList(entry, ';')` cuts it. */
 export const paramName = (part: string): string => {
   const eq = part.indexOf('=');
   return (eq < 0 ? part : part.slice(0, eq)).trim().toLowerCase();
 };
 
-/** Value of a Via parameter as viaParts cut it ('' for a flag). */
+/** Value of a Via parameter ('' for a flag). */
 export const paramValue = (part: string): string => {
   const eq = part.indexOf('=');
   return eq < 0 ? '' : part.slice(eq + 1).trim();
@@ -67,7 +44,7 @@ export const paramValue = (part: string): string => {
  * client asked for it, `rport` to the source port; the other parameters as written.
  */
 function stamped(entry: string, source: Source): string {
-  const parts = viaParts(entry);
+  const parts = splitList(entry, ';');
   let out = parts[0] as string;
   let received = false;
   for (let i = 1; i < parts.length; i++) {
