@@ -293,11 +293,13 @@ function sourceOf(rq: SipRequest | RegisterRequest): string {
   return String(rq.headers.via[0]?.params.received ?? rq.headers.via[0]?.host ?? '');
 }
 
-/** The Digest credentials a request offers: Authorization for a REGISTER, else Proxy-Authorization. */
+/**
+ * The Digest credentials a request offers: a REGISTER's Authorization (read from its text), any
+ * other request's Proxy-Authorization.
+ */
 function credentialsIn(rq: SipRequest | RegisterRequest): (DigestCredentials | null)[] {
   if (rq instanceof RegisterRequest) return rq.credentials;
-  const header = rq.method === 'REGISTER' ? rq.headers.authorization : rq.headers['proxy-authorization'];
-  return (header ?? []).map((a) => readCredentials(a));
+  return (rq.headers['proxy-authorization'] ?? []).map((a) => readCredentials(a));
 }
 
 function contactUri(uri: string): string | null {

@@ -135,7 +135,7 @@ export class SipService {
 
   private dispatch(rq: SipRequest, flow: Flow): void {
     // Another node's request for a client whose connection we hold (even while draining).
-    if (rq.method !== 'REGISTER' && this.flows.claims(rq)) return void this.flows.handle(rq, flow);
+    if (this.flows.claims(rq)) return void this.flows.handle(rq, flow);
     const inDialog = tagOf(rq.headers.to) !== undefined;
     switch (rq.method) {
       case 'CANCEL':
