@@ -73,17 +73,6 @@ export class PgSmsStore implements SmsStore {
     sidOfWrite,
   );
 
-  /**
-   * The submit attempts in batches of their own: a message's submit_sm holds its SMPP window slot
-   * until its attempt has committed, so the attempt does not wait behind a statement of inserts and
-   * transitions (at window 50 the slot's time is what caps a bind's rate).
-   */
-  readonly #attempts = new GroupCommit<SmsWrite, Outcome<SmsWriteResult>>(
-    (b) => isolated(b, (rows) => writeSmsBatch(this.db, rows)),
-    2,
-    500,
-  );
-
   constructor(private readonly db: Db) {}
 
   async insert(m: SmsMessage, claim?: { readonly node: string; readonly until: Date }): Promise<void> {
@@ -145,7 +134,7 @@ export class PgSmsStore implements SmsStore {
   }
 
   async markSubmitAttempted(sid: string): Promise<void> {
-    settle(await this.#attempts.add({ kind: 'attempt', sid }));
+    settle(await this.#writes.add({ kind: 'attempt', sid }));
   }
 
   async recordSegmentOutcome(providerId: string, outcome: SegmentOutcome): Promise<void> {
