@@ -23,7 +23,7 @@ import type { SupervisorView } from '../actors/supervision/supervisor-view.js';
 import type { UssdRuntime } from '../actors/ussd/ussd-runtime.js';
 import type { Config } from '../config.js';
 import type { EmailService } from '../email/email-service.js';
-import { type App, createApp } from '../http/app.js';
+import { type App, createApp, expressClasses } from '../http/app.js';
 import type { ObservabilityDeps } from '../http/routes/observability.js';
 import type { Logger } from '../logger.js';
 import { LocalPoolProvider } from '../numbers/provider.js';
@@ -46,7 +46,11 @@ export interface HttpListener {
 /** Binds the HTTP port, answering 503 until `serve()` is called. */
 export async function listenHttp(config: Config, lifecycle: Lifecycle): Promise<HttpListener> {
   // Listen first so PUBLIC_URL can default to the port actually bound (HTTP_PORT=0 in tests).
-  const server: Server = createHttpServer();
+  const classes = expressClasses();
+  const server: Server = createHttpServer({
+    IncomingMessage: classes.IncomingMessage,
+    ServerResponse: classes.ServerResponse,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.http.port, config.http.host, () => resolve());
@@ -79,6 +83,7 @@ export async function listenHttp(config: Config, lifecycle: Lifecycle): Promise<
     url,
     publicUrl,
     serve(app) {
+      classes.adopt(app.express);
       server.off('request', starting);
       server.on('request', app.listener);
       // WebSocket upgrades on this port: the supervisor stream only (SIP over WebSocket has its own).

@@ -110,6 +110,29 @@ export function readCredentials(auth: StackAuth | undefined): DigestCredentials 
   return c;
 }
 
+/** One auth-param of a credentials header: `name=token` or `name="quoted"` (RFC 2617 §3.2.2, §1.2). */
+const AUTH_PARAM = /[ \t]*([^\s,"=]+)[ \t]*=[ \t]*([^\s,"]+|"(?:[^"\\]|\\.)*")[ \t]*(?:,|$)/y;
+
+/**
+ * The Digest credentials in an Authorization value as written (the registrar reads REGISTERs from
+ * their text): the scheme, then auth-params read as the `sip` package reads them, names in any case.
+ */
+export function credentialsOf(value: string): DigestCredentials | null {
+  const v = value.trimStart();
+  const end = v.search(/[ \t]/);
+  if (end <= 0) return null;
+  // No prototype: a parameter named `__proto__` or `constructor` is just a parameter.
+  const auth: StackAuth = Object.create(null);
+  auth.scheme = v.slice(0, end);
+  AUTH_PARAM.lastIndex = end;
+  while (AUTH_PARAM.lastIndex < v.length) {
+    const m = AUTH_PARAM.exec(v);
+    if (!m) break;
+    auth[(m[1] as string).toLowerCase()] = m[2];
+  }
+  return readCredentials(auth);
+}
+
 /** HA2 by `method:uri`: every client of a domain REGISTERs with the same Request-URI. Bounded. */
 const ha2s = new Map<string, string>();
 const MAX_HA2S = 1_024;

@@ -121,25 +121,6 @@ export interface ResponseOptions {
  * fresh one. Headers of `rq` are copied, not shared.
  */
 export function makeResponse(rq: SipRequest, status: number, options: ResponseOptions = {}): SipResponse {
-  return buildResponse(rq, status, options, false);
-}
-
-/**
- * The same response, sharing the request's Via, From, CSeq and Record-Route objects (To is copied
- * when it gets a tag): for a response that is serialized at once and then dropped, where the
- * copies would only be garbage. Neither the request nor the response may be changed after.
- */
-export function makeWireResponse(rq: SipRequest, status: number, options: ResponseOptions = {}): SipResponse {
-  return buildResponse(rq, status, options, true);
-}
-
-function buildResponse(
-  rq: SipRequest,
-  status: number,
-  options: ResponseOptions,
-  share: boolean,
-): SipResponse {
-  const copy = share ? <T>(v: T): T => v : clonePlain;
   const to = rq.headers.to;
   const tagged = status > 100 && to && !to.params?.tag;
   const rs: SipResponse = {
@@ -147,20 +128,19 @@ function buildResponse(
     reason: options.reason ?? ReasonPhrase[status] ?? 'Unknown',
     version: '2.0',
     headers: {
-      via: copy(rq.headers.via),
-      // A To that gets a tag is a new object even when sharing: the request's stays as it came.
+      via: clonePlain(rq.headers.via),
       to: tagged
-        ? { ...copy(to), params: { ...(to.params ?? {}), tag: options.toTag ?? newTag() } }
-        : copy(to),
-      from: copy(rq.headers.from),
+        ? { ...clonePlain(to), params: { ...(to.params ?? {}), tag: options.toTag ?? newTag() } }
+        : clonePlain(to),
+      from: clonePlain(rq.headers.from),
       'call-id': rq.headers['call-id'],
-      cseq: share ? rq.headers.cseq : { ...rq.headers.cseq },
+      cseq: { ...rq.headers.cseq },
     },
   };
   // A response that can establish a dialog carries the request's Record-Route (RFC 3261 §12.1.1): a
   // record-routing proxy in front (Kamailio) then stays on the path of the caller's ACK and BYE.
   if (status > 100 && status < 300 && rq.headers['record-route']?.length) {
-    rs.headers['record-route'] = copy(rq.headers['record-route']);
+    rs.headers['record-route'] = clonePlain(rq.headers['record-route']);
   }
   if (options.headers) Object.assign(rs.headers, options.headers);
   if (options.content !== undefined) rs.content = options.content;

@@ -78,11 +78,22 @@ export class RecentReplies {
    */
   static keyOf(rq: SipRequest, flow: Flow): string | null {
     const branch = rq.headers.via[0]?.params.branch;
+    return typeof branch === 'string'
+      ? RecentReplies.keyFor(flow, branch, rq.headers['call-id'], rq.headers.cseq.seq, rq.headers.cseq.method)
+      : null;
+  }
+
+  /** The same key from the parts: null without a branch. */
+  static keyFor(
+    flow: Flow,
+    branch: string | undefined,
+    callId: string,
+    seq: number,
+    method: string,
+  ): string | null {
     // Detached: the branch and Call-ID are slices of the request's text, and the key is kept for seconds.
-    return typeof branch === 'string' && branch
-      ? detached(
-          `${flow.protocol}|${flow.address}|${flow.port}|${branch}|${rq.headers['call-id']}|${rq.headers.cseq.seq} ${rq.headers.cseq.method}`,
-        )
+    return branch
+      ? detached(`${flow.protocol}|${flow.address}|${flow.port}|${branch}|${callId}|${seq} ${method}`)
       : null;
   }
 

@@ -8,7 +8,7 @@
  * (CachedClientStore), nonces are stateless, and the binding write is one round trip.
  */
 import type { Logger } from 'pino';
-import type { StackAuth, StackNameAddr } from 'sip';
+import type { StackAuth } from 'sip';
 import type { ClientStore, DigestSubject } from '../store/client-store.js';
 import type {
   Binding,
@@ -16,9 +16,16 @@ import type {
   RegistrationObserver,
   RegistrationStore,
 } from '../store/registration-store.js';
-import { challengeHeader, issueNonce, readCredentials, responseMatches, verifyNonce } from './digest.js';
-import type { Flow } from './flow.js';
-import { detached, headerText, type SipRequest, sipUriOf } from './message.js';
+import {
+  challengeHeader,
+  type DigestCredentials,
+  issueNonce,
+  readCredentials,
+  responseMatches,
+  verifyNonce,
+} from './digest.js';
+import { detached, type SipRequest, sipUriOf } from './message.js';
+import { RegisterRequest } from './register-request.js';
 import type { SipStack } from './stack.js';
 import { RegistrarLimits } from './timers.js';
 
@@ -97,12 +104,9 @@ export class Registrar {
    * requests: 407/Proxy-Authenticate). Answers the request itself when the outcome is not ok:
    * a challenge, 403 for a disabled client or an account that is not active.
    */
-  async authenticate(rq: SipRequest, domain: string): Promise<AuthOutcome> {
+  async authenticate(rq: SipRequest | RegisterRequest, domain: string): Promise<AuthOutcome> {
     const proxy = rq.method !== 'REGISTER';
-    const header = proxy ? rq.headers['proxy-authorization'] : rq.headers.authorization;
-    const creds = (header ?? [])
-      .map((a) => readCredentials(a))
-      .find((c) => c && c.realm.toLowerCase() === domain);
+    const creds = credentialsIn(rq).find((c) => c && c.realm.toLowerCase() === domain);
     if (!creds) {
       await this.challenge(rq, domain, proxy, false);
       return { ok: false };
@@ -150,7 +154,12 @@ export class Registrar {
   }
 
   /** A 401/407 with a fresh stateless nonce: nothing is stored per challenge. */
-  private async challenge(rq: SipRequest, realm: string, proxy: boolean, stale: boolean): Promise<void> {
+  private async challenge(
+    rq: SipRequest | RegisterRequest,
+    realm: string,
+    proxy: boolean,
+    stale: boolean,
+  ): Promise<void> {
     const nonce = issueNonce(this.secretValue ?? (await this.digestSecret()), realm, sourceOf(rq));
     const h: StackAuth[] = [challengeHeader(realm, nonce, stale)];
     this.stack.respond(rq, proxy ? 407 : 401, {
@@ -166,17 +175,18 @@ export class Registrar {
   }
 
   /** Handles one REGISTER end to end; never throws (a store failure answers 500). */
-  async handleRegister(rq: SipRequest, flow: Flow): Promise<void> {
+  async handleRegister(rq: RegisterRequest): Promise<void> {
     try {
-      await this.register(rq, flow);
+      await this.register(rq);
     } catch (err) {
       this.log.error({ err }, 'REGISTER failed');
       this.stack.respond(rq, 500);
     }
   }
 
-  private async register(rq: SipRequest, flow: Flow): Promise<void> {
-    const toUri = sipUriOf(rq.headers.to.uri);
+  private async register(rq: RegisterRequest): Promise<void> {
+    const flow = rq.flow;
+    const toUri = sipUriOf(rq.toUri);
     const login = toUri?.user;
     // An address of record must be a SIP URI with a user (RFC 3261 §10.3 step 3; RFC 4475 unksm2).
     if (!toUri || toUri.scheme === 'tel' || !login)
@@ -190,8 +200,8 @@ export class Registrar {
     // Bindings outlive the request (the supervisor's view keeps them): no slices of its text.
     const aor = detached(Registrar.aor(login, domain));
     const now = Date.now();
-    const contacts = rq.headers.contact;
-    const headerExpires = headerText(rq, 'expires');
+    const contacts = rq.contacts;
+    const headerExpires = rq.header('expires');
     const min = this.options.minExpires ?? RegistrarLimits.MIN_EXPIRES;
     const max = this.options.maxExpires ?? RegistrarLimits.MAX_EXPIRES;
     const dflt = this.options.defaultExpires ?? RegistrarLimits.DEFAULT_EXPIRES;
@@ -208,11 +218,11 @@ export class Registrar {
     } else {
       const upsert: Binding[] = [];
       const remove: string[] = [];
-      const userAgent = headerText(rq, 'user-agent');
+      const userAgent = rq.joined('user-agent');
       for (const c of contacts) {
-        const contact = contactUri(c);
+        const contact = contactUri(c.uri);
         if (!contact) return void this.stack.respond(rq, 400, { reason: 'Bad Contact' });
-        const requested = Number(c.params?.expires ?? headerExpires ?? dflt);
+        const requested = Number(c.expires ?? headerExpires ?? dflt);
         if (!Number.isFinite(requested) || requested < 0)
           return void this.stack.respond(rq, 400, { reason: 'Bad Expires' });
         if (requested === 0) {
@@ -226,8 +236,8 @@ export class Registrar {
           aor,
           contact: detached(contact),
           expiresAt: now + Math.min(requested, max) * 1000,
-          callId: rq.headers['call-id'],
-          cseq: rq.headers.cseq.seq,
+          callId: rq.callId,
+          cseq: rq.seq,
           accountSid: auth.subject.client.accountSid,
           clientSid: auth.subject.client.sid,
           // Other nodes reach a TCP/WS client through the node holding its connection: this one.
@@ -277,13 +287,22 @@ function subjectOf(auth: Extract<AuthOutcome, { ok: true }>) {
   return { accountSid: auth.subject.client.accountSid, clientSid: auth.subject.client.sid };
 }
 
-/** The address the request came from (the stack stamps it as `received` on the top Via). */
-function sourceOf(rq: SipRequest): string {
+/** The address the request came from (the stack stamps it as `received` on a parsed one's top Via). */
+function sourceOf(rq: SipRequest | RegisterRequest): string {
+  if (rq instanceof RegisterRequest) return rq.flow.address;
   return String(rq.headers.via[0]?.params.received ?? rq.headers.via[0]?.host ?? '');
 }
 
-function contactUri(c: StackNameAddr): string | null {
-  const uri = typeof c.uri === 'string' ? c.uri : null;
-  const parsed = uri === null ? undefined : sipUriOf(uri);
+/**
+ * The Digest credentials a request offers: a REGISTER's Authorization (read from its text), any
+ * other request's Proxy-Authorization.
+ */
+function credentialsIn(rq: SipRequest | RegisterRequest): (DigestCredentials | null)[] {
+  if (rq instanceof RegisterRequest) return rq.credentials;
+  return (rq.headers['proxy-authorization'] ?? []).map((a) => readCredentials(a));
+}
+
+function contactUri(uri: string): string | null {
+  const parsed = sipUriOf(uri);
   return parsed && parsed.scheme !== 'tel' ? uri : null;
 }

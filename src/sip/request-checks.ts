@@ -22,23 +22,45 @@ export interface Rejection {
   readonly headers?: Record<string, unknown>;
 }
 
+/** What the checks read of a request (a parsed one, or a REGISTER read from its text). */
+export interface RequestFacts {
+  readonly method: string;
+  readonly uri: string;
+  readonly maxForwards: string | number | undefined;
+  /** Require's option tags, comma-separated. */
+  readonly require: string | undefined;
+  readonly contentType: string | undefined;
+  readonly content: string | undefined;
+}
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
 /** The answer to a request that fails a generic check, or null when it may be handled. */
 export function rejectionOf(rq: SipRequest): Rejection | null {
-  const mf = rq.headers['max-forwards'];
+  return rejectionFor({
+    method: rq.method,
+    uri: rq.uri,
+    maxForwards: rq.headers['max-forwards'],
+    require: text(rq.headers.require),
+    contentType: text(rq.headers['content-type']),
+    content: rq.content,
+  });
+}
+
+/** The same checks on what was read of a request. */
+export function rejectionFor(rq: RequestFacts): Rejection | null {
+  const mf = rq.maxForwards;
   if (mf !== undefined && Number(mf) <= 0) return { status: 483 };
   const scheme = uriScheme(rq.uri);
   if (!scheme || !SUPPORTED_SCHEMES.has(scheme)) return { status: 416 };
-  const require = typeof rq.headers.require === 'string' ? rq.headers.require : '';
+  const require = rq.require ?? '';
   const unsupported = require
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s && !SUPPORTED_EXTENSIONS.has(s.toLowerCase()));
   if (unsupported.length && rq.method !== 'CANCEL')
     return { status: 420, headers: { unsupported: unsupported.join(', ') } };
-  const type = (typeof rq.headers['content-type'] === 'string' ? rq.headers['content-type'] : '')
-    .split(';')[0]
-    ?.trim()
-    .toLowerCase();
+  const type = (rq.contentType ?? '').split(';')[0]?.trim().toLowerCase();
   if (
     rq.method === 'INVITE' &&
     rq.content &&

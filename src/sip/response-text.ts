@@ -1,17 +1,12 @@
 /**
- * A response as the `sip` package's `stringify` writes it, byte for byte, for the answers the stack
- * serializes itself at thousands a second (stateless REGISTER answers). The package's version
- * prettifies every header name with a regular expression and walks each header through a table
- * of closures; this one remembers the names and writes the headers a response carries directly.
- * A header it does not write itself (a credential header in a response: not one we send) makes
- * it hand the whole message to the package.
+ * The headers our REGISTER answers add to what they copy from the request (Contact, Date,
+ * Min-Expires, a challenge, Unsupported...), written as the `sip` package's `stringify` writes
+ * them, byte for byte: those answers are written from text (register-request.ts), at thousands a
+ * second, and the package's version prettifies every header name with a regular expression and
+ * walks each header through a table of closures.
  */
-import type { StackAuth, StackHeaders, StackNameAddr, StackRouteEntry, StackVia } from 'sip';
+import type { StackAuth, StackHeaders, StackNameAddr } from 'sip';
 import * as stack from 'sip';
-import type { SipResponse } from './message.js';
-
-/** Headers the package writes with a serializer of its own that this file does not copy. */
-const PACKAGE_ONLY = new Set(['authorization', 'proxy-authorization', 'authentication-info', 'refer-to']);
 
 const names = new Map<string, string>();
 const MAX_NAMES = 1_000;
@@ -33,73 +28,37 @@ function params(p: Record<string, string | null> | undefined): string {
   return s;
 }
 
-const nameAddr = (a: StackNameAddr | StackRouteEntry): string =>
+const nameAddr = (a: StackNameAddr): string =>
   `${a.name || ''} <${stack.stringifyUri(a.uri)}>${params(a.params)}`;
-
-function via(v: StackVia): string {
-  if (!v.host) return '';
-  return `Via: SIP/${v.version || '2.0'}/${v.protocol.toUpperCase()} ${v.host}${v.port ? `:${v.port}` : ''}${params(v.params)}\r\n`;
-}
-
-const list = (name: string, h: readonly (StackNameAddr | StackRouteEntry)[]): string =>
-  h.length ? `${name}: ${h.map(nameAddr).join(', ')}\r\n` : '';
 
 const challenges = (name: string, h: readonly StackAuth[]): string =>
   h.map((a) => `${name}: ${stack.stringifyAuthHeader(a)}\r\n`).join('');
 
-/** The response's text; sets its Content-Length header, as the package's stringify does. */
-export function responseText(rs: SipResponse): string {
-  const h = rs.headers as StackHeaders & Record<string, unknown>;
-  h['content-length'] = (rs.content || '').length;
-  let s = `SIP/${rs.version || '2.0'} ${rs.status} ${rs.reason}\r\n`;
-  for (const n in h) {
-    const v = h[n];
-    if (v === undefined) continue;
-    if (typeof v === 'string') {
-      s += `${prettyName(n)}: ${v}\r\n`;
-      continue;
+/** One header's lines, each ending in CRLF; null for a structured header not written here. */
+function linesOf(n: string, v: unknown): string | null {
+  switch (n) {
+    case 'contact': {
+      const c = v as StackHeaders['contact'];
+      return `Contact: ${c !== '*' && c?.length ? c.map(nameAddr).join(', ') : '*'}\r\n`;
     }
-    switch (n) {
-      case 'via':
-        for (const x of v as StackVia[]) s += via(x);
-        break;
-      case 'to':
-        s += `To: ${nameAddr(v as StackNameAddr)}\r\n`;
-        break;
-      case 'from':
-        s += `From: ${nameAddr(v as StackNameAddr)}\r\n`;
-        break;
-      case 'cseq': {
-        const c = v as StackHeaders['cseq'];
-        s += `CSeq: ${c.seq} ${c.method}\r\n`;
-        break;
-      }
-      case 'contact': {
-        const c = v as StackHeaders['contact'];
-        s += `Contact: ${c !== '*' && c?.length ? c.map(nameAddr).join(', ') : '*'}\r\n`;
-        break;
-      }
-      case 'route':
-        s += list('Route', v as StackRouteEntry[]);
-        break;
-      case 'record-route':
-        s += list('Record-Route', v as StackRouteEntry[]);
-        break;
-      case 'path':
-        s += list('Path', v as StackRouteEntry[]);
-        break;
-      case 'www-authenticate':
-        s += challenges('WWW-Authenticate', v as StackAuth[]);
-        break;
-      case 'proxy-authenticate':
-        s += challenges('Proxy-Authenticate', v as StackAuth[]);
-        break;
-      default:
-        if (PACKAGE_ONLY.has(n)) return stack.stringify(rs);
-        s += `${prettyName(n)}: ${v}\r\n`;
-    }
+    case 'www-authenticate':
+      return challenges('WWW-Authenticate', v as StackAuth[]);
+    case 'proxy-authenticate':
+      return challenges('Proxy-Authenticate', v as StackAuth[]);
+    default:
+      return typeof v === 'string' || typeof v === 'number' ? `${prettyName(n)}: ${v}\r\n` : null;
   }
-  s += '\r\n';
-  if (rs.content) s += rs.content;
+}
+
+/** The lines of `headers` (each ending in CRLF); null when one of them is not a header written here. */
+export function headerLines(headers: Readonly<Record<string, unknown>> | undefined): string | null {
+  let s = '';
+  for (const n in headers) {
+    const v = headers[n];
+    if (v === undefined) continue;
+    const lines = linesOf(n, v);
+    if (lines === null) return null;
+    s += lines;
+  }
   return s;
 }

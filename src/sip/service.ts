@@ -85,6 +85,8 @@ export class SipService {
       { store: stores.leases, holder: options.instanceId, ttlMs: options.gatewayLeaseMs },
     );
     this.stack.onRequest((rq, flow) => this.dispatch(rq, flow));
+    // handleRegister answers every REGISTER itself, a failure with 500.
+    this.stack.onRegister((rq) => void this.registrar.handleRegister(rq));
   }
 
   async start(): Promise<BoundPorts> {
@@ -133,12 +135,9 @@ export class SipService {
 
   private dispatch(rq: SipRequest, flow: Flow): void {
     // Another node's request for a client whose connection we hold (even while draining).
-    if (rq.method !== 'REGISTER' && this.flows.claims(rq)) return void this.flows.handle(rq, flow);
+    if (this.flows.claims(rq)) return void this.flows.handle(rq, flow);
     const inDialog = tagOf(rq.headers.to) !== undefined;
     switch (rq.method) {
-      case 'REGISTER':
-        this.guard(rq, 'REGISTER', () => this.registrar.handleRegister(rq, flow));
-        return;
       case 'CANCEL':
         this.legs.onCancel(rq);
         return;

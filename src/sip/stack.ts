@@ -19,7 +19,6 @@ import {
   cloneMessage,
   isRequest,
   makeResponse,
-  makeWireResponse,
   newBranch,
   ReasonPhrase,
   type ResponseOptions,
@@ -28,13 +27,16 @@ import {
 } from './message.js';
 import { type FlowRouter, NextHops, type SendOptions } from './next-hop.js';
 import { RecentReplies } from './recent-replies.js';
-import { rejectionOf } from './request-checks.js';
-import { responseText } from './response-text.js';
+import { RegisterRequest } from './register-request.js';
+import { rejectionFor, rejectionOf } from './request-checks.js';
+import { headerLines } from './response-text.js';
 import { SipTimers } from './timers.js';
 import { SipTransports } from './transport.js';
-import { statelessResponse, validateRaw } from './validate.js';
+import { type ScannedMessage, validateRaw } from './validate.js';
+import { statelessResponse } from './wire-response.js';
 
 export type RequestHandler = (rq: SipRequest, flow: Flow) => void;
+export type RegisterHandler = (rq: RegisterRequest) => void;
 
 export interface StackOptions extends TransportOptions {
   /**
@@ -46,14 +48,6 @@ export interface StackOptions extends TransportOptions {
 
 /** Local final status for a request whose next hop the target policy refuses. */
 export const FORBIDDEN_DESTINATION = { status: 403, reason: 'Forbidden Destination' } as const;
-
-/**
- * Requests answered without a server transaction, as Kamailio's registrar answers (sl): only the
- * final answer's bytes are kept a few seconds for retransmissions (RecentReplies), not a
- * transaction object with its timers for the 32 s of Timer J. At thousands of REGISTERs a second
- * those transactions were most of the heap and of the garbage collector's pauses.
- */
-const STATELESS_METHODS = new Set(['REGISTER']);
 
 /** An INVITE (or other request) in flight. */
 export interface ClientRequest {
@@ -74,9 +68,8 @@ export class SipStack {
   readonly transports: SipTransports;
   private readonly layer: TransactionLayer;
   private handler: RequestHandler = (rq) => this.respond(rq, 503);
+  private registerHandler: RegisterHandler = (rq) => this.respond(rq, 503);
   private readonly nextHops: NextHops;
-  /** Where to answer a request that has no server transaction (STATELESS_METHODS). */
-  private readonly statelessReplies = new WeakMap<SipRequest, { flow: Flow; key: string | null }>();
   private readonly recentReplies = new RecentReplies();
   private readonly acceptedInvites = new AcceptedInvites(SipTimers.TIMER_L);
   readonly counters: StackCounters = { received: 0, rejected: 0, dropped: 0, handlerErrors: 0 };
@@ -102,6 +95,11 @@ export class SipStack {
 
   onRequest(handler: RequestHandler): void {
     this.handler = handler;
+  }
+
+  /** Where REGISTERs go (they never reach the request handler). */
+  onRegister(handler: RegisterHandler): void {
+    this.registerHandler = handler;
   }
 
   useFlowRouter(router: FlowRouter): void {
@@ -147,6 +145,10 @@ export class SipStack {
       if (text && !/^ACK /.test(raw.replace(/^(?:\r\n)+/, ''))) this.transports.sendRaw(flow, text);
       return;
     }
+    if (verdict.message.method === 'REGISTER') {
+      this.onRegisterMessage(verdict.message, flow);
+      return;
+    }
     const m = stack.parse(raw);
     if (!m || !m.headers?.via?.length || !m.headers.cseq || !m.headers['call-id']) {
       this.counters.dropped++;
@@ -168,9 +170,7 @@ export class SipStack {
       via.params.received = flow.address;
       if ('rport' in via.params) via.params.rport = String(flow.port);
     }
-    const stateless = STATELESS_METHODS.has(rq.method);
-    // A stateless method never has a server transaction to look up.
-    const existing = stateless ? undefined : this.layer.getServer(rq);
+    const existing = this.layer.getServer(rq);
     if (existing) {
       existing.message(rq, flow);
       return;
@@ -180,23 +180,40 @@ export class SipStack {
       this.dispatch(rq, flow);
       return;
     }
-    if (stateless) {
-      // No connection object: the answer goes out by the flow (sendRaw).
-      if (!this.transports.isOpen(flow)) return;
-      const key = RecentReplies.keyOf(rq, flow);
-      const seen = key === null ? null : this.recentReplies.begin(key);
-      if (seen?.kind === 'pending') return;
-      if (seen?.kind === 'answered') return void this.transports.sendRaw(flow, seen.text);
-      this.statelessReplies.set(rq, { flow, key });
-    } else {
-      const cn = this.transports.get(flow);
-      if (!cn) return;
-      this.layer.createServerTransaction(rq, cn);
-    }
+    const cn = this.transports.get(flow);
+    if (!cn) return;
+    this.layer.createServerTransaction(rq, cn);
 
     const rejection = rejectionOf(rq);
     if (rejection) return void this.respond(rq, rejection.status, { headers: rejection.headers });
     this.dispatch(rq, flow);
+  }
+
+  /**
+   * A REGISTER is read from its text and answered without a server transaction, as Kamailio's
+   * registrar answers (sl): only the final answer's bytes are kept a few seconds for
+   * retransmissions (RecentReplies), not a transaction object with its timers for the 32 s of
+   * Timer J. At thousands of REGISTERs a second those transactions were most of the heap and of
+   * the garbage collector's pauses.
+   */
+  private onRegisterMessage(message: ScannedMessage, flow: Flow): void {
+    this.transports.countRequest('in', 'REGISTER');
+    // No connection object: the answer goes out by the flow (sendRaw).
+    if (!this.transports.isOpen(flow)) return;
+    const rq = new RegisterRequest(message, flow);
+    rq.replyKey = RecentReplies.keyFor(flow, rq.branch, rq.callId, rq.seq, rq.method);
+    const seen = rq.replyKey === null ? null : this.recentReplies.begin(rq.replyKey);
+    if (seen?.kind === 'pending') return;
+    if (seen?.kind === 'answered') return void this.transports.sendRaw(flow, seen.text);
+    const rejection = rejectionFor(rq.facts);
+    if (rejection) return void this.respond(rq, rejection.status, { headers: rejection.headers });
+    try {
+      this.registerHandler(rq);
+    } catch (err) {
+      this.counters.handlerErrors++;
+      this.log.error({ err, method: rq.method }, 'sip request handler failed');
+      this.respond(rq, 500);
+    }
   }
 
   private dispatch(rq: SipRequest, flow: Flow): void {
@@ -212,26 +229,38 @@ export class SipStack {
   // ---- responses ------------------------------------------------------------------------------
 
   /**
-   * Answers a request through its server transaction (retransmissions are the layer's job), or,
-   * for a stateless one (REGISTER), at once; the response returned then shares the request's
-   * header objects. Either way the response returned is the one sent (the transaction keeps it):
-   * read it, do not change it.
+   * Answers a request through its server transaction (retransmissions are the layer's job), or a
+   * REGISTER at once, written from its text. The response returned is the one the transaction
+   * keeps and sends again: read it, do not change it.
    */
-  respond(rq: SipRequest, status: number, options: ResponseOptions = {}): SipResponse {
-    const stateless = this.statelessReplies.get(rq);
-    if (stateless) {
-      // Serialized here and dropped (the caller does not keep a stateless answer): no copies.
-      const rs = makeWireResponse(rq, status, options);
-      const text = responseText(rs);
-      const bytes =
-        stateless.key !== null && status >= 200 ? this.recentReplies.answered(stateless.key, text) : null;
-      this.transports.sendRaw(stateless.flow, text, status, bytes);
-      return rs;
-    }
+  respond(rq: RegisterRequest, status: number, options?: ResponseOptions): void;
+  respond(rq: SipRequest, status: number, options?: ResponseOptions): SipResponse;
+  respond(
+    rq: SipRequest | RegisterRequest,
+    status: number,
+    options?: ResponseOptions,
+  ): SipResponse | undefined;
+  respond(
+    rq: SipRequest | RegisterRequest,
+    status: number,
+    options: ResponseOptions = {},
+  ): SipResponse | undefined {
+    if (rq instanceof RegisterRequest) return void this.answerRegister(rq, status, options);
     // makeResponse copies what it takes of the request: the response is the transaction's own.
     const rs = makeResponse(rq, status, options);
     this.sendResponse(rs);
     return rs;
+  }
+
+  private answerRegister(rq: RegisterRequest, status: number, options: ResponseOptions): void {
+    const added = headerLines(options.headers);
+    if (added === null) throw new Error('a REGISTER answer carries a header only the sip package writes');
+    const reason = options.reason ?? ReasonPhrase[status] ?? 'Unknown';
+    const content = options.content ?? '';
+    const text = `SIP/2.0 ${status} ${reason}\r\n${rq.answerHead()}${added}Content-Length: ${content.length}\r\n\r\n${content}`;
+    const bytes =
+      rq.replyKey !== null && status >= 200 ? this.recentReplies.answered(rq.replyKey, text) : null;
+    this.transports.sendRaw(rq.flow, text, status, bytes);
   }
 
   /**

@@ -279,6 +279,11 @@ export class SipTransports {
     else if (typeof m.status === 'number') meter.response(direction, m.status);
   }
 
+  /** The count of a request read without the package (a REGISTER). */
+  countRequest(direction: SipWireDirection, method: string): void {
+    this.options.meter?.request(direction, method);
+  }
+
   /** Our Via on a request about to be written, and the count of what is written. */
   private outgoing(m: StackMessage, protocol: TransportProtocol): void {
     this.countWire('out', m);

@@ -6,12 +6,24 @@
  *
  * Input is a latin1 string (one byte per char), exactly as it came off the wire.
  */
-import { newTag } from './message.js';
 import { uriScheme } from './sip-uri.js';
 import { controlIn, requestProblem } from './wire-rules.js';
 
+/**
+ * A message that passed, as the checks read it: the request's method and URI (method null for a
+ * response) and its header lines in order, as canonical names (lower case, compact forms expanded)
+ * and trimmed values, folded lines joined. A REGISTER is handled from this alone (register-request.ts).
+ */
+export interface ScannedMessage {
+  readonly method: string | null;
+  readonly requestUri: string;
+  readonly names: readonly string[];
+  readonly values: readonly string[];
+  readonly body: string;
+}
+
 export type Verdict =
-  | { readonly kind: 'ok' }
+  | { readonly kind: 'ok'; readonly message: ScannedMessage }
   | { readonly kind: 'reject'; readonly status: number; readonly reason: string }
   | { readonly kind: 'drop'; readonly reason: string };
 
@@ -93,7 +105,7 @@ function textStart(raw: string): number {
 }
 
 /** Splits head and body and unfolds header lines; null when there is no blank line. */
-function split(raw: string): Parsed | null {
+export function splitMessage(raw: string): Parsed | null {
   const start = textStart(raw);
   const end = raw.indexOf('\r\n\r\n', start);
   if (end < 0) return null;
@@ -148,7 +160,7 @@ function nameEnd(line: string): number {
 }
 
 /** Header name (lower case, compact forms expanded) and value; null for a malformed line. */
-function header(line: string): readonly [string, string] | null {
+export function headerLine(line: string): readonly [string, string] | null {
   const n = nameEnd(line);
   if (n < 0) return null;
   return [canonicalName(line.slice(0, n)), line.slice(line.indexOf(':', n) + 1).trim()];
@@ -159,10 +171,14 @@ const VIA_PARM = new RegExp(
     `(?:[ \\t]*;[ \\t]*${TOKEN}(?:[ \\t]*=[ \\t]*(?:${TOKEN}|\\[[0-9A-Fa-f:.]+\\]|"(?:[^"\\\\]|\\\\.)*"))?)*$`,
 );
 
-/** Splits a header value at commas outside quotes and angle brackets. */
-export function splitList(value: string): string[] {
+/**
+ * Splits a header value at commas (or `separator`: `;` cuts a Via entry into its parameters)
+ * outside quotes and angle brackets; the parts trimmed.
+ */
+export function splitList(value: string, separator: ',' | ';' = ','): string[] {
   // Most values are one entry: no scan for the places to cut.
-  if (!value.includes(',')) return [value.trim()];
+  if (!value.includes(separator)) return [value.trim()];
+  const cut = separator.charCodeAt(0);
   const out: string[] = [];
   let depth = 0;
   let quoted = false;
@@ -177,7 +193,7 @@ export function splitList(value: string): string[] {
     if (c === 0x22) quoted = true;
     else if (c === 0x3c /* < */) depth++;
     else if (c === 0x3e /* > */) depth--;
-    else if (c === 0x2c /* , */ && depth === 0) {
+    else if (c === cut && depth === 0) {
       out.push(value.slice(from, i).trim());
       from = i + 1;
     }
@@ -238,7 +254,7 @@ const drop = (reason: string): Verdict => ({ kind: 'drop', reason });
  * the bytes received is an error (§18.3); on streams the framer already cut the body to length.
  */
 export function validateRaw(raw: string, datagram: boolean): Verdict {
-  const parts = split(raw);
+  const parts = splitMessage(raw);
   if (!parts) return drop('no end of header section');
   const req = REQUEST_LINE.exec(parts.startLine);
   const res = req ? null : STATUS_LINE.exec(parts.startLine);
@@ -279,7 +295,7 @@ export function validateRaw(raw: string, datagram: boolean): Verdict {
   let repeated = 0;
   const first = NO_VALUES.slice();
   for (const line of parts.headers) {
-    const h = header(line);
+    const h = headerLine(line);
     if (!h) return bad('Malformed header line');
     const [name, value] = h;
     names.push(name);
@@ -343,8 +359,8 @@ export function validateRaw(raw: string, datagram: boolean): Verdict {
     if (v === '*') return null;
     for (const c of splitList(v)) {
       if (nameAddrUri(c) === null) return bad('Malformed Contact');
-      const exp = CONTACT_EXPIRES.exec(c.slice(c.lastIndexOf('>') + 1));
-      if (exp && (!DIGITS.test(exp[1] as string) || Number(exp[1]) > MAX_INT32))
+      const exp = contactExpires(c);
+      if (exp !== undefined && (!DIGITS.test(exp) || Number(exp) > MAX_INT32))
         return bad('Malformed Contact');
     }
     return null;
@@ -364,37 +380,18 @@ export function validateRaw(raw: string, datagram: boolean): Verdict {
   }
   const ct = one('content-type');
   if (ct !== undefined && !CONTENT_TYPE.test(ct)) return bad('Malformed Content-Type');
-  return OK;
+  return {
+    kind: 'ok',
+    message: { method: req ? (req[1] as string) : null, requestUri, names, values, body: parts.body },
+  };
 }
 
-const OK: Verdict = { kind: 'ok' };
+/** The `expires` parameter of one Contact entry (after its URI), as written; undefined without one. */
+export function contactExpires(entry: string): string | undefined {
+  return CONTACT_EXPIRES.exec(entry.slice(entry.lastIndexOf('>') + 1))?.[1];
+}
 const BARE_COOKIE = /;[ \t]*branch[ \t]*=[ \t]*z9hG4bK[ \t]*(?:;|$)/;
 const CSEQ = /^(\d+)[ \t]+(\S+)$/;
 const NO_SPACE = /^\S+$/;
 const DIGITS = /^\d+$/;
 const CONTACT_EXPIRES = /;[ \t]*expires[ \t]*=[ \t]*([^;\s]*)/i;
-
-/**
- * A response built from the raw request text, for requests the stack could not or should not parse:
- * Via, From, To (plus a tag), Call-ID and CSeq copied as they are (RFC 3261 §8.2.6). Null when the
- * request lacks what a response needs to find its way back.
- */
-export function statelessResponse(raw: string, status: number, reason: string): string | null {
-  const parts = split(raw);
-  if (!parts) return null;
-  const copy: string[] = [];
-  let hasVia = false;
-  for (const line of parts.headers) {
-    const h = header(line);
-    if (!h) continue;
-    const [name, value] = h;
-    if (name === 'via') hasVia = true;
-    if (name === 'to') copy.push(`To: ${/;\s*tag=/i.test(value) ? value : `${value};tag=${newTag()}`}`);
-    else if (name === 'via' || name === 'from' || name === 'call-id' || name === 'cseq')
-      copy.push(
-        `${name === 'call-id' ? 'Call-ID' : name === 'cseq' ? 'CSeq' : name[0]?.toUpperCase() + name.slice(1)}: ${value}`,
-      );
-  }
-  if (!hasVia) return null;
-  return `SIP/2.0 ${status} ${reason}\r\n${copy.join('\r\n')}\r\nContent-Length: 0\r\n\r\n`;
-}

@@ -4,8 +4,9 @@
  * itself. A member alone hears its wait music. Join/leave beeps are mixed into the sum.
  */
 import { MEDIA } from './constants.js';
-import { type Endpoint, playFrame } from './endpoint.js';
+import type { Endpoint } from './endpoint.js';
 import { clamp16 } from './pcm.js';
+import { playFrame } from './running-ops.js';
 
 /** One named mixer (`AC…:name`), created by its first join and dropped after its last leave. */
 export class Room {

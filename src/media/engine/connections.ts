@@ -7,11 +7,12 @@ import type { Logger } from 'pino';
 import type { ConferenceJoinOptions, MediaEvent } from '../port.js';
 import { Room } from './conference.js';
 import { MEDIA } from './constants.js';
-import type { Endpoint, PlayOp } from './endpoint.js';
+import type { Endpoint } from './endpoint.js';
 import type { EngineContext } from './engine-context.js';
 import type { Operations } from './operations.js';
 import { tone } from './pcm.js';
 import type { RtpPacket } from './rtp.js';
+import type { PlayOp } from './running-ops.js';
 
 /** Bridges and conference rooms (see the file header). */
 export class Connections {

@@ -1,7 +1,8 @@
 /**
  * One RTP endpoint: its UDP socket, the negotiated stream, symmetric-RTP latching, the receive FIFO
  * and DTMF detector, the send side (SSRC, sequence, timestamp) and the per-endpoint counters. The
- * operations running on it (play, collect, record, beep) are plain state owned by the engine.
+ * operations running on it (play, collect, record, beep: running-ops.ts) are plain state owned by
+ * the engine.
  */
 
 import { randomInt } from 'node:crypto';
@@ -11,73 +12,10 @@ import { MEDIA } from './constants.js';
 import { buildTelephoneEvent, type DigitStep, DtmfDetector, InbandDtmfDetector } from './dtmf.js';
 import { CODEC_PT, codecOfPt, decodeG711, encodeG711, silencePayload } from './g711.js';
 import { PcmFifo } from './pcm.js';
-import type { Recorder } from './recorder.js';
 import { Reorderer } from './reorder.js';
 import { buildRtp, isRtcp, parseRtp, type RtpPacket, SequenceTracker } from './rtp.js';
+import type { BeepOp, CollectOp, PlayOp, PromptFrameRef, RecordOp } from './running-ops.js';
 import type { RemoteMedia } from './sdp.js';
-
-/** A running play (user prompt, or a room's wait music when `internal`). */
-export interface PlayOp {
-  readonly opId: string;
-  readonly interruptOnDtmf: boolean;
-  readonly internal: boolean;
-  pcm: Int16Array | null;
-  /** Play digits as RFC 4733 events: one step per tick instead of audio. */
-  readonly script?: readonly (DigitStep | null)[];
-  pos: number;
-  /** Plays left including the current one; Infinity for `loop=0`. */
-  loopsLeft: number;
-}
-
-/** A running DTMF collect (Gather). */
-export interface CollectOp {
-  readonly opId: string;
-  readonly timeoutMs: number;
-  readonly finishOnKey: string;
-  readonly numDigits: number | undefined;
-  digits: string;
-  /** Time of the last digit, or of the end of the prompt; the timeout runs from here. */
-  lastActivity: number;
-}
-
-/** A running record: `beep` while its beep plays, then `recording`. */
-export interface RecordOp {
-  readonly opId: string;
-  readonly recorder: Recorder;
-  state: 'beep' | 'recording';
-}
-
-/** Copies the next frame of `op` into `out` (looping as asked); false once the play has nothing left. */
-export function playFrame(op: PlayOp, out: Int16Array): boolean {
-  const pcm = op.pcm!;
-  let filled = 0;
-  while (filled < out.length) {
-    if (op.pos >= pcm.length) {
-      op.loopsLeft--;
-      if (op.loopsLeft <= 0 || pcm.length === 0) break;
-      op.pos = 0;
-    }
-    const n = Math.min(out.length - filled, pcm.length - op.pos);
-    out.set(pcm.subarray(op.pos, op.pos + n), filled);
-    op.pos += n;
-    filled += n;
-  }
-  out.fill(0, filled);
-  return filled > 0;
-}
-
-/** A sent frame that is exactly frame `index` of a prompt's PCM, unmodified (an encoder may share it). */
-export interface PromptFrameRef {
-  readonly pcm: Int16Array;
-  readonly index: number;
-}
-
-/** A short sound that overrides every other output (the beep before Record). */
-export interface BeepOp {
-  readonly pcm: Int16Array;
-  pos: number;
-  readonly onDone: () => void;
-}
 
 /** One RTP endpoint and the operations running on it. */
 export class Endpoint {

@@ -8,11 +8,12 @@ import type { EngineMessage, EngineSettings } from '../ipc.js';
 import type { CollectOptions, MediaEvent, PlayOptions, PlaySource, RecordOptions } from '../port.js';
 import { MEDIA } from './constants.js';
 import { badDigit, digitSchedule } from './dtmf.js';
-import type { Endpoint, PlayOp } from './endpoint.js';
+import type { Endpoint } from './endpoint.js';
 import type { EngineContext } from './engine-context.js';
 import { PlayError } from './errors.js';
 import { tone } from './pcm.js';
 import { type RecordEnd, Recorder } from './recorder.js';
+import type { PlayOp } from './running-ops.js';
 import type { SourceLoader } from './sources.js';
 
 /** The operations of every endpoint (see the file header). */

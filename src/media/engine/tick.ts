@@ -11,8 +11,9 @@ import type { Room } from './conference.js';
 import type { Connections } from './connections.js';
 import { MEDIA } from './constants.js';
 import type { DigitStep } from './dtmf.js';
-import { type Endpoint, type PlayOp, type PromptFrameRef, playFrame } from './endpoint.js';
+import type { Endpoint } from './endpoint.js';
 import type { Operations } from './operations.js';
+import { type PlayOp, type PromptFrameRef, playFrame } from './running-ops.js';
 
 const SILENCE = new Int16Array(MEDIA.FRAME_SAMPLES);
 const LATE_TICK_MS = 5;

@@ -10,7 +10,8 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { statelessResponse, validateRaw } from '../../../src/sip/validate.js';
+import { validateRaw } from '../../../src/sip/validate.js';
+import { statelessResponse } from '../../../src/sip/wire-response.js';
 import { fuzzScale, fuzzSeed } from '../../support/fuzz/prng.js';
 import { sipFuzzCases } from '../../support/fuzz/sip.js';
 import { loadTorture, TORTURE_CASES } from '../../support/rfc4475.js';

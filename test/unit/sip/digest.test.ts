@@ -2,10 +2,12 @@
  * Stateless digest nonces: an HMAC of issue time, realm and source address; no store involved.
  */
 import { createHmac } from 'node:crypto';
+import * as stack from 'sip';
 import { describe, expect, it } from 'vitest';
 import {
   authorize,
   challengeHeader,
+  credentialsOf,
   digestHa1,
   issueNonce,
   readChallenge,
@@ -13,6 +15,7 @@ import {
   responseMatches,
   verifyNonce,
 } from '../../../src/sip/digest.js';
+import type { SipRequest } from '../../../src/sip/message.js';
 
 const SECRET = 'a'.repeat(64);
 const TTL = 300_000;
@@ -117,5 +120,35 @@ describe('credentials and challenges as the stack parses them (quoted strings)',
     expect(c?.username).toBe('b\\ob');
     expect(responseMatches(digestHa1('b\\ob', 'example.test', 'pw'), 'REGISTER', c!)).toBe(true);
     expect(responseMatches(digestHa1('b\\ob', 'example.test', 'other'), 'REGISTER', c!)).toBe(false);
+  });
+});
+
+describe('credentials read from the text of a REGISTER', () => {
+  /** What the stack's parse and readCredentials make of the same header. */
+  const parsed = (value: string) =>
+    readCredentials(
+      (
+        stack.parse(
+          `REGISTER sip:h SIP/2.0\r\nVia: SIP/2.0/UDP h;branch=z9hG4bK1\r\nAuthorization: ${value}\r\n\r\n`,
+        ) as SipRequest
+      ).headers.authorization?.[0],
+    );
+
+  it.each([
+    'Digest username="alice", realm="example.test", nonce="n1", uri="sip:example.test", response="0123456789abcdef0123456789abcdef", algorithm=MD5, cnonce="c1", qop=auth, nc=00000001',
+    'Digest username="a\\"b", realm="r", nonce="n", uri="sip:r", response="x"',
+    'Digest  username = "bob" ,realm="r",nonce="n",uri="sip:r",response="y",opaque=""',
+    'Digest realm="r", nonce="n", uri="sip:r", response="z"',
+    'Basic YWxpY2U6c2VjcmV0',
+  ])('match what the stack reads: %s', (value) => {
+    expect(credentialsOf(value)).toEqual(parsed(value));
+  });
+
+  it('take parameter names in any case, and nothing but Digest', () => {
+    expect(credentialsOf('digest USERNAME="alice", Realm="r", nonce="n", uri="sip:r", response="x"')).toEqual(
+      { username: 'alice', realm: 'r', nonce: 'n', uri: 'sip:r', response: 'x' },
+    );
+    expect(credentialsOf('Digest')).toBeNull();
+    expect(credentialsOf('Digest __proto__="x", constructor="y"')).toBeNull();
   });
 });

@@ -1,16 +1,6 @@
 import * as stack from 'sip';
 import { describe, expect, it } from 'vitest';
-import {
-  detached,
-  makeResponse,
-  makeWireResponse,
-  type SipRequest,
-  sipUriOf,
-  stackUriOf,
-  userOf,
-  wireUri,
-  xHeadersOf,
-} from '../../../src/sip/message.js';
+import { detached, sipUriOf, stackUriOf, userOf, wireUri, xHeadersOf } from '../../../src/sip/message.js';
 import { parseSipUri } from '../../../src/sip/sip-uri.js';
 
 describe('userOf (read with src/sip/sip-uri.ts)', () => {
@@ -81,42 +71,6 @@ describe('xHeadersOf', () => {
     );
     expect(rs).toBeDefined();
     expect(xHeadersOf(rs!)).toEqual({ 'X-Agent-Id': '7', 'X-Queue': 'sales' });
-  });
-});
-
-describe('makeWireResponse (a stateless answer, serialized at once)', () => {
-  const request = () =>
-    stack.parse(
-      [
-        'REGISTER sip:example.com SIP/2.0',
-        'Via: SIP/2.0/UDP 192.0.2.1:5062;branch=z9hG4bK77;rport',
-        'Record-Route: <sip:proxy.example.com;lr>',
-        'From: "Alice" <sip:alice@example.com>;tag=a1',
-        'To: <sip:alice@example.com>',
-        'Call-ID: r1',
-        'CSeq: 2 REGISTER',
-        'Content-Length: 0',
-        '',
-        '',
-      ].join('\r\n'),
-    ) as SipRequest;
-
-  it('writes the same bytes as makeResponse', () => {
-    for (const status of [100, 200, 401, 500]) {
-      const options = { toTag: 't1', headers: { date: 'Thu, 26 Nov 2026 14:00:00 GMT' } };
-      expect(stack.stringify(makeWireResponse(request(), status, options))).toBe(
-        stack.stringify(makeResponse(request(), status, options)),
-      );
-    }
-  });
-
-  it('leaves the request as it came (its To gets no tag)', () => {
-    const rq = request();
-    const before = structuredClone(rq);
-    const rs = makeWireResponse(rq, 200);
-    stack.stringify(rs);
-    expect(rs.headers.to.params?.tag).toMatch(/^[0-9a-f]+$/);
-    expect(rq).toEqual(before);
   });
 });
 

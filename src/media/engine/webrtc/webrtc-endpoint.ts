@@ -6,9 +6,10 @@
  */
 import type { Codec } from '../../port.js';
 import { MEDIA } from '../constants.js';
-import { Endpoint, type PromptFrameRef } from '../endpoint.js';
+import { Endpoint } from '../endpoint.js';
 import { CODEC_PT, decodeG711, encodeG711 } from '../g711.js';
 import type { RtpPacket } from '../rtp.js';
+import type { PromptFrameRef } from '../running-ops.js';
 import { OpusCodec } from './opus.js';
 import type { WebRtcPeer } from './peer.js';
 import { promptFrames } from './prompt-frames.js';

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Connections } from '../../../../src/media/engine/connections.js';
-import { Endpoint, type PlayOp } from '../../../../src/media/engine/endpoint.js';
+import { Endpoint } from '../../../../src/media/engine/endpoint.js';
 import { encodeG711 } from '../../../../src/media/engine/g711.js';
 import type { Operations } from '../../../../src/media/engine/operations.js';
 import { tone } from '../../../../src/media/engine/pcm.js';
+import type { PlayOp } from '../../../../src/media/engine/running-ops.js';
 import { FrameTick } from '../../../../src/media/engine/tick.js';
 import { OpusCodec } from '../../../../src/media/engine/webrtc/opus.js';
 import { MAX_PROMPT_FRAMES, promptFrames } from '../../../../src/media/engine/webrtc/prompt-frames.js';
