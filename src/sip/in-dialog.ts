@@ -5,7 +5,7 @@
  * against the dialog's remote CSeq. Unknown dialogs get 481.
  */
 import { acceptRemoteCseq, ackFor2xx, nextRequest } from './dialog.js';
-import { confirm, type LegTable } from './leg-table.js';
+import { awaitingAck, confirm, type LegTable } from './leg-table.js';
 import { headerText, type SipRequest, type SipResponse, tagOf } from './message.js';
 import type { SipRefers } from './refer.js';
 import type { SipStack } from './stack.js';
@@ -81,7 +81,8 @@ export class InDialogRequests {
     if (rq.method === 'REFER' && (!leg?.dialog || leg.state === 'ended'))
       return void this.refers().refuse(rq, 404, 'SIP REFER should be sent in dialog');
     if (rq.method === 'ACK') {
-      if (leg?.state === 'answered') {
+      // A leg hung up before its ACK came is ended already, and still owes the BYE.
+      if (leg && awaitingAck(leg)) {
         if (leg.invite) this.stack.inviteAcknowledged(leg.invite);
         confirm(leg);
         if (leg.dialog) this.table.emit(leg, { type: 'sip.confirmed', legId: leg.id, dialog: leg.dialog });

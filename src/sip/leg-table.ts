@@ -180,6 +180,16 @@ export class LegTable {
   }
 }
 
+/**
+ * Whether the leg's 2xx still waits for its ACK: answered, or hung up since (§15: its BYE waits for
+ * the ACK, or for the wait to end, and the 2xx is retransmitted meanwhile).
+ */
+export function awaitingAck(leg: Leg): boolean {
+  return (
+    leg.ok !== undefined && (leg.state === 'answered' || (leg.state === 'ended' && leg.byeAfterAck === true))
+  );
+}
+
 /** The 2xx was acknowledged (or given up on): only the dialog is needed from now on. */
 export function confirm(leg: Leg): void {
   leg.state = 'confirmed';

@@ -13,7 +13,7 @@ import { type Dialog, nextRequest, type PersistedDialog, uasDialog } from './dia
 import type { Flow } from './flow.js';
 import { InDialogRequests } from './in-dialog.js';
 import { contactFor, party, STRUCTURED } from './leg-parts.js';
-import { confirm, type Leg, LegTable } from './leg-table.js';
+import { awaitingAck, confirm, type Leg, LegTable } from './leg-table.js';
 import { MergedRequests } from './merged-requests.js';
 import { detached, headerText, newTag, type SipRequest } from './message.js';
 import { type MessageHandler, OutOfDialogMessages } from './out-of-dialog-messages.js';
@@ -242,7 +242,7 @@ export class SipLegs implements SipPort {
     const last = left <= retransmitInterval(n);
     leg.ackWait = this.table.timer(leg, last ? Math.max(0, left) : retransmitInterval(n), () => {
       leg.ackWait = undefined;
-      if (leg.state !== 'answered' || !leg.ok) return;
+      if (!awaitingAck(leg) || !leg.ok) return;
       if (last) return this.ackTimeout(leg);
       this.stack.sendResponse(leg.ok);
       this.awaitAck(leg, deadline, n + 1);
@@ -250,9 +250,10 @@ export class SipLegs implements SipPort {
   }
 
   private ackTimeout(leg: Leg): void {
+    const body = leg.byeAfterAck ? leg.byeBody : undefined;
     confirm(leg);
     this.log.warn({ legId: leg.id }, 'no ACK for 2xx within 64*T1: sending BYE');
-    this.table.sendBye(leg);
+    this.table.sendBye(leg, body);
     this.table.emit(leg, { type: 'sip.ended', legId: leg.id, cause: 'ack-timeout' });
   }
 

@@ -1,6 +1,7 @@
 /**
  * RFC 3261 §13.3.1.4: a caller that never ACKs our 2xx. The 200 is retransmitted (T1 doubling up to
  * T2) and, after 64·T1 = 32 s without an ACK, the call is ended with a BYE and recorded completed.
+ * And §15: a call hung up before the caller's late ACK sends its BYE once the ACK arrives.
  * Its own file: it takes over half a minute and runs beside the others.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -68,4 +69,41 @@ describe('2xx without an ACK', () => {
     );
     expect(call).toMatchObject({ status: 'completed', direction: 'inbound' });
   }, 90_000);
+});
+
+describe('a hang-up before the ACK', () => {
+  it('sends the BYE once the late ACK arrives', async () => {
+    hooks.script('/wait', xml('<Pause length="30"/>'));
+    const number = '+15550600002';
+    const n = await ts.request('POST', `${API}/Accounts/${owner.sid}/IncomingPhoneNumbers.json`, {
+      auth: owner.creds,
+      form: { PhoneNumber: number, VoiceUrl: `${hooks.origin}/wait` },
+    });
+    expect(n.status).toBe(201);
+    // The caller ACKs 2.5 s after the 200; the call is hung up through the API in between.
+    const sipp = runSipp({
+      scenario: 'uac-call-late-ack-expect-bye.xml',
+      remote: `127.0.0.1:${ts.server.sip!.stack.port}`,
+      service: number,
+      timeoutSeconds: 30,
+    });
+    const list = `${API}/Accounts/${owner.sid}/Calls.json?To=%2B15550600002`;
+    const answered = await until(
+      async () => (await ts.request('GET', list, { auth: owner.creds })).json.calls[0],
+      (c) => c?.status === 'in-progress',
+    );
+    const hangup = await ts.request('POST', `${API}/Accounts/${owner.sid}/Calls/${answered.sid}.json`, {
+      auth: owner.creds,
+      form: { Status: 'completed' },
+    });
+    expect(hangup.status).toBe(200);
+    const r = await sipp;
+    expect(r.errors).toBe('');
+    expect(r.code).toBe(0);
+    const call = await until(
+      async () => (await ts.request('GET', list, { auth: owner.creds })).json.calls[0],
+      (c) => c?.status === 'completed',
+    );
+    expect(call).toMatchObject({ status: 'completed', direction: 'inbound' });
+  }, 60_000);
 });
