@@ -30,15 +30,18 @@ const statusOf = (m: string) => Number(/^SIP\/2\.0 (\d{3})/.exec(m)?.[1]);
 /** Sends bytes and collects answers until a final one arrives or `quietMs` pass without one. */
 async function exchange(bytes: Buffer, quietMs: number): Promise<number[]> {
   inbox.length = 0;
-  // Answers to this message only (they copy its Via branch, or its Call-ID when it has no branch).
+  // Answers to this message only: they copy its Via branch and its Call-ID. Most messages share one
+  // branch (z9hG4bKkdjuw) and the server retransmits an unacknowledged final answer to an INVITE
+  // (Timer G), so the branch alone would take an earlier message's 404 for this one's.
   const text = bytes.toString('latin1');
   const branch = /branch=([^;\s]+)/i.exec(text)?.[1];
-  const key = branch ? `branch=${branch}` : /^(?:call-id|i)[ \t]*:[ \t]*(\S+)/im.exec(text)?.[1];
+  const callId = /^(?:call-id|i)[ \t]*:[ \t]*(\S+)/im.exec(text)?.[1];
   // Whole values only: badbranch's bare `z9hG4bK` is a prefix of every branch, and a stray answer
   // from another suite's peer that once had this socket's port must not count as its answer.
-  const whole =
-    key === undefined ? null : new RegExp(`${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=[;,\\s]|$)`, 'm');
-  const mine = () => inbox.filter((m) => whole?.test(m) ?? false);
+  const whole = (key: string) =>
+    new RegExp(`${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=[;,\\s]|$)`, 'm');
+  const keys = [branch && `branch=${branch}`, callId].filter((k): k is string => !!k).map(whole);
+  const mine = () => inbox.filter((m) => keys.length > 0 && keys.every((k) => k.test(m)));
   socket.send(bytes, port, '127.0.0.1');
   const end = Date.now() + quietMs;
   while (Date.now() < end) {
