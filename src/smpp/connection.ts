@@ -1,17 +1,16 @@
 /**
  * One SMSC bind of the SMPP link (states connecting → bound → disconnected → connecting ..., closed
  * at the end): persistent bind with enquire_link and capped exponential reconnect, and the send
- * window. The window counts the submit_sm written and not yet answered; a message's `beforeSend` (its
- * recorded attempt) runs outside it, at most `window` of them at a time including those recorded and
- * waiting for a slot, so a slow commit does not leave the link idle. What the connection writes in
- * one turn of the event loop (submit_sm released together by a group commit of their `beforeSend`,
- * the deliver_sm_resp of one read of receipts) leaves in one socket write.
+ * window. The connection pulls segments from the link's shared queue while fewer than `window`
+ * submit_sm are outstanding, so many are in flight at once; what it writes in one turn of the event
+ * loop (submit_sm released together by a group commit of their `beforeSend`, the deliver_sm_resp of
+ * one read of receipts) leaves in one socket write.
  */
 import smpp, { type PDU, type Session } from 'smpp';
 import type { Logger } from '../logger.js';
 import { DeliverHandler } from './deliver.js';
 import { CommandStatus, isRetryableStatus, SmppError } from './errors.js';
-import { type LinkCore, type Pumpable, type SegmentJob, SegmentQueue, type SendGate } from './link-core.js';
+import type { LinkCore, Pumpable, SegmentJob, SendGate } from './link-core.js';
 import type { LinkState } from './port.js';
 import type { SmppConnectionConfig } from './url.js';
 
@@ -20,9 +19,8 @@ export class SmppConnection implements Pumpable {
   state: LinkState = 'disconnected';
   #session: Session | null = null;
   readonly #inFlight = new Map<number, { job: SegmentJob; timer: NodeJS.Timeout }>();
-  /** Jobs whose message's `beforeSend` runs, and those it let go that wait here for a window slot. */
+  /** Jobs holding a window slot while their message's `beforeSend` runs. */
   #opening = 0;
-  readonly #ready = new SegmentQueue();
   #backoffMs: number;
   #reconnectTimer: NodeJS.Timeout | null = null;
   #enquireTimer: NodeJS.Timeout | null = null;
@@ -170,8 +168,8 @@ export class SmppConnection implements Pumpable {
       clearTimeout(timer);
       job.duplicate = true;
     }
-    // back at the head of the queue, in original order (the recorded, unsent ones after them)
-    this.core.queue.unshift([...jobs.map((j) => j.job), ...this.#ready.drain()]);
+    // back at the head of the queue, in original order
+    this.core.queue.unshift(jobs.map((j) => j.job));
     if (this.core.closed) {
       this.#setState('closed', reason);
       return;
@@ -184,7 +182,7 @@ export class SmppConnection implements Pumpable {
       this.#reconnectTimer = null;
       this.start();
     }, delay);
-    if (this.core.queue.length > 0) this.core.pumpAll();
+    if (jobs.length > 0) this.core.pumpAll();
   }
 
   /** Send queued jobs while the window has room. */
@@ -192,19 +190,14 @@ export class SmppConnection implements Pumpable {
     const session = this.#session;
     if (!session || this.core.closed || this.state !== 'bound' || this.cfg.bind === 'receiver') return;
     const next = this.core.releaseDue(Date.now());
-    const window = this.cfg.window;
-    for (let job = this.#ready.peek(); job && this.#inFlight.size < window; job = this.#ready.peek()) {
-      this.#ready.shift();
+    while (this.#inFlight.size + this.#opening < this.cfg.window && this.core.queue.length > 0) {
+      const job = this.core.queue.shift();
+      if (!job) break;
+      if (job.gate && !job.gate.done) {
+        this.#openThenSend(session, job, job.gate);
+        continue;
+      }
       this.#send(session, job);
-      if (session !== this.#session) return;
-    }
-    for (let job = this.core.queue.peek(); job; job = this.core.queue.peek()) {
-      const gate = job.gate && !job.gate.done ? job.gate : null;
-      // Recorded attempts never outnumber the window: a crash flags at most that many unsent ones.
-      if (gate ? this.#opening + this.#ready.length >= window : this.#inFlight.size >= window) break;
-      this.core.queue.shift();
-      if (gate) this.#openThenSend(session, job, gate);
-      else this.#send(session, job);
       if (session !== this.#session) return;
     }
     if (next !== null && !this.#pumpTimer) {
@@ -218,16 +211,15 @@ export class SmppConnection implements Pumpable {
     }
   }
 
-  /** Runs `beforeSend`, then sends or waits for a window slot (re-queued if the bind was lost). */
+  /** Holds a window slot while `beforeSend` runs, then sends (or re-queues if the bind was lost). */
   #openThenSend(session: Session, job: SegmentJob, gate: SendGate): void {
     this.#opening++;
     gate.open().then(
       () => {
         this.#opening--;
         if (this.core.closed) job.reject(new SmppError(CommandStatus.LOCAL_CLOSED, 'link closed'));
-        else if (session !== this.#session || this.state !== 'bound') this.core.queue.unshift([job]);
-        else if (this.#inFlight.size < this.cfg.window && this.#ready.length === 0) this.#send(session, job);
-        else this.#ready.push(job);
+        else if (session === this.#session && this.state === 'bound') this.#send(session, job);
+        else this.core.queue.unshift([job]);
         this.core.pumpAll();
       },
       (err: unknown) => {

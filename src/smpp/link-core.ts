@@ -74,11 +74,6 @@ export class SegmentQueue {
     return this.#items.length - this.#head;
   }
 
-  /** The job at the head, left in the queue. */
-  peek(): SegmentJob | undefined {
-    return this.#items[this.#head];
-  }
-
   push(job: SegmentJob): void {
     this.#items.push(job);
   }
