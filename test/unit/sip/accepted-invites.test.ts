@@ -5,20 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { AcceptedInvites } from '../../../src/sip/accepted-invites.js';
 import type { SipRequest } from '../../../src/sip/message.js';
+import { inviteRequest } from '../../support/sip-request.js';
 
 const invite = (branch: string | undefined, callId = 'c1'): SipRequest =>
-  ({
-    method: 'INVITE',
-    uri: 'sip:+15550001111@127.0.0.1',
-    version: '2.0',
-    headers: {
-      via: [{ version: '2.0', protocol: 'UDP', host: '127.0.0.2', port: 5070, params: { branch } }],
-      'call-id': callId,
-      cseq: { seq: 1, method: 'INVITE' },
-      to: { uri: 'sip:+15550001111@127.0.0.1', params: {} },
-      from: { uri: 'sip:a@127.0.0.2', params: { tag: 't' } },
-    },
-  }) as SipRequest;
+  inviteRequest({ branch, callId, seq: 1, fromTag: 't' });
 
 describe('AcceptedInvites', () => {
   it('absorbs the same INVITE until its lifetime ends, and nothing else', () => {

@@ -8,20 +8,10 @@ import { MergedRequests } from '../../../src/sip/merged-requests.js';
 import type { SipRequest } from '../../../src/sip/message.js';
 import type { SipStack } from '../../../src/sip/stack.js';
 import { SipTimers } from '../../../src/sip/timers.js';
+import { inviteRequest } from '../../support/sip-request.js';
 
 const invite = (branch: string, callId = 'c1'): SipRequest =>
-  ({
-    method: 'INVITE',
-    uri: 'sip:+15550001111@127.0.0.1',
-    version: '2.0',
-    headers: {
-      via: [{ version: '2.0', protocol: 'UDP', host: '127.0.0.2', port: 5070, params: { branch } }],
-      'call-id': callId,
-      cseq: { seq: 7, method: 'INVITE' },
-      to: { uri: 'sip:+15550001111@127.0.0.1', params: {} },
-      from: { uri: 'sip:a@127.0.0.2', params: { tag: 'f1' } },
-    },
-  }) as SipRequest;
+  inviteRequest({ branch, callId, seq: 7, fromTag: 'f1' });
 
 function setup() {
   const answered: Array<{ branch: unknown; status: number }> = [];
