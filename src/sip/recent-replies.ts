@@ -14,7 +14,7 @@
  */
 
 import type { Flow } from './flow.js';
-import { detached, type SipRequest } from './message.js';
+import { detached } from './message.js';
 
 const GENERATION_MS = 8_000;
 const MAX_PER_GENERATION = 50_000;
@@ -76,14 +76,6 @@ export class RecentReplies {
    * The key of a request from `flow` (a retransmission has the same branch, Call-ID and CSeq), or
    * null when it has no branch to tell retransmissions by.
    */
-  static keyOf(rq: SipRequest, flow: Flow): string | null {
-    const branch = rq.headers.via[0]?.params.branch;
-    return typeof branch === 'string'
-      ? RecentReplies.keyFor(flow, branch, rq.headers['call-id'], rq.headers.cseq.seq, rq.headers.cseq.method)
-      : null;
-  }
-
-  /** The same key from the parts: null without a branch. */
   static keyFor(
     flow: Flow,
     branch: string | undefined,

@@ -219,6 +219,8 @@ export class Registrar {
       const upsert: Binding[] = [];
       const remove: string[] = [];
       const userAgent = rq.joined('user-agent');
+      const callId = rq.callId;
+      const cseq = rq.seq;
       for (const c of contacts) {
         const contact = contactUri(c.uri);
         if (!contact) return void this.stack.respond(rq, 400, { reason: 'Bad Contact' });
@@ -236,8 +238,8 @@ export class Registrar {
           aor,
           contact: detached(contact),
           expiresAt: now + Math.min(requested, max) * 1000,
-          callId: rq.callId,
-          cseq: rq.seq,
+          callId,
+          cseq,
           accountSid: auth.subject.client.accountSid,
           clientSid: auth.subject.client.sid,
           // Other nodes reach a TCP/WS client through the node holding its connection: this one.

@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Flow } from '../../../src/sip/flow.js';
-import type { SipRequest } from '../../../src/sip/message.js';
 import { RecentReplies } from '../../../src/sip/recent-replies.js';
 
 const flow: Flow = {
@@ -14,24 +13,14 @@ const flow: Flow = {
   port: 5070,
   local: { address: '127.0.0.1', port: 5060 },
 };
-const register = (branch: string, seq = 1, callId = 'c1'): SipRequest =>
-  ({
-    method: 'REGISTER',
-    uri: 'sip:127.0.0.1',
-    version: '2.0',
-    headers: {
-      via: [{ version: '2.0', protocol: 'UDP', host: '127.0.0.2', port: 5070, params: { branch } }],
-      'call-id': callId,
-      cseq: { seq, method: 'REGISTER' },
-      to: { uri: 'sip:a@127.0.0.1', params: {} },
-      from: { uri: 'sip:a@127.0.0.1', params: { tag: 't' } },
-    },
-  }) as SipRequest;
+/** The key of a REGISTER from `from` with that branch, CSeq and Call-ID. */
+const keyOf = (branch: string, seq = 1, callId = 'c1', from: Flow = flow): string | null =>
+  RecentReplies.keyFor(from, branch, callId, seq, 'REGISTER');
 
 describe('RecentReplies', () => {
   it('drops a retransmission while the first copy is handled, then resends the answer', () => {
     const replies = new RecentReplies(() => 0);
-    const key = RecentReplies.keyOf(register('z9hG4bK1'), flow) as string;
+    const key = keyOf('z9hG4bK1') as string;
     expect(replies.begin(key)).toEqual({ kind: 'new' });
     expect(replies.begin(key)).toEqual({ kind: 'pending' });
     replies.answered(key, 'SIP/2.0 200 OK\r\n\r\n');
@@ -40,20 +29,20 @@ describe('RecentReplies', () => {
 
   it('tells requests apart by branch, CSeq, Call-ID and source', () => {
     const keys = [
-      RecentReplies.keyOf(register('z9hG4bK1'), flow),
-      RecentReplies.keyOf(register('z9hG4bK2'), flow),
-      RecentReplies.keyOf(register('z9hG4bK1', 2), flow),
-      RecentReplies.keyOf(register('z9hG4bK1', 1, 'c2'), flow),
-      RecentReplies.keyOf(register('z9hG4bK1'), { ...flow, port: 5071 }),
+      keyOf('z9hG4bK1'),
+      keyOf('z9hG4bK2'),
+      keyOf('z9hG4bK1', 2),
+      keyOf('z9hG4bK1', 1, 'c2'),
+      keyOf('z9hG4bK1', 1, 'c1', { ...flow, port: 5071 }),
     ];
     expect(new Set(keys).size).toBe(5);
-    expect(RecentReplies.keyOf(register(''), flow)).toBeNull();
+    expect(keyOf('')).toBeNull();
   });
 
   it('forgets an answer after two generations (8 to 16 s)', () => {
     const now = { t: 0 };
     const replies = new RecentReplies(() => now.t);
-    const key = RecentReplies.keyOf(register('z9hG4bK1'), flow) as string;
+    const key = keyOf('z9hG4bK1') as string;
     replies.begin(key);
     replies.answered(key, 'SIP/2.0 401 Unauthorized\r\n\r\n');
     now.t = 8_000;
@@ -64,8 +53,8 @@ describe('RecentReplies', () => {
 
   it('returns the kept bytes of an answer, and keeps a long answer whole', () => {
     const replies = new RecentReplies(() => 0);
-    const short = RecentReplies.keyOf(register('z9hG4bK1'), flow) as string;
-    const long = RecentReplies.keyOf(register('z9hG4bK2'), flow) as string;
+    const short = keyOf('z9hG4bK1') as string;
+    const long = keyOf('z9hG4bK2') as string;
     const text = 'SIP/2.0 200 OK\r\nContact: <sip:a@h\xe9>\r\n\r\n';
     replies.begin(short);
     expect(replies.answered(short, text)?.equals(Buffer.from(text, 'latin1'))).toBe(true);
@@ -80,10 +69,7 @@ describe('RecentReplies', () => {
     const replies = new RecentReplies(() => 0);
     const text = `SIP/2.0 401 Unauthorized\r\nX: ${'n'.repeat(15_000)}\r\n\r\n`;
     // Enough answers to fill two generations' buffers (a little over 30 MiB each) and more.
-    const keys = Array.from(
-      { length: 4_500 },
-      (_, i) => RecentReplies.keyOf(register(`z9hG4bK${i}`), flow) as string,
-    );
+    const keys = Array.from({ length: 4_500 }, (_, i) => keyOf(`z9hG4bK${i}`) as string);
     for (const key of keys) {
       replies.begin(key);
       replies.answered(key, `${text}${key}`);
